@@ -1,0 +1,33 @@
+# Two commands for a new user: `make serve` and `make test`. Each creates .venv when missing.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+
+.PHONY: serve test lint bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+# Reinstall only when the project's metadata changes.
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	touch $@ $(VENV)/.installed
+
+serve: $(VENV)/.installed
+	$(BIN)/aftersales serve
+
+test: $(VENV)/.installed-dev
+	$(BIN)/ruff check aftersales tests migrations seed
+	$(BIN)/python -m pytest
+
+lint: $(VENV)/.installed-dev
+	$(BIN)/ruff check aftersales tests migrations seed
+	$(BIN)/ruff format --check aftersales tests migrations seed
+
+clean:
+	rm -rf $(VENV) var .pytest_cache .ruff_cache

@@ -1,0 +1,37 @@
+"""The application object: settings plus the database handles every entrypoint shares."""
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from sqlalchemy import Engine
+from sqlalchemy.orm import Session, sessionmaker
+
+from aftersales.settings import Settings
+from aftersales.storage.database import make_engine, make_session_factory
+from aftersales.storage.unit_of_work import UnitOfWork
+
+
+@dataclass
+class App:
+    """Everything a request needs; the engine is created on first use, never at import."""
+
+    settings: Settings = field(default_factory=Settings)
+
+    @cached_property
+    def engine(self) -> Engine:
+        """The database engine."""
+        return make_engine(self.settings.resolved_database_url)
+
+    @cached_property
+    def session_factory(self) -> sessionmaker[Session]:
+        """Sessions bound to the engine."""
+        return make_session_factory(self.engine)
+
+    def uow(self) -> UnitOfWork:
+        """A fresh unit of work."""
+        return UnitOfWork(self.session_factory)
+
+    def close(self) -> None:
+        """Release database connections."""
+        if "engine" in self.__dict__:
+            self.engine.dispose()

@@ -1,0 +1,33 @@
+"""`aftersales db upgrade | current`."""
+
+import argparse
+
+from aftersales.settings import Settings
+from aftersales.storage import migrate
+from aftersales.storage.database import make_engine
+
+
+def add(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Register the db commands."""
+    db = commands.add_parser("db", help="Database schema: upgrade, current.")
+    actions = db.add_subparsers(dest="action", required=True, metavar="ACTION")
+    actions.add_parser("upgrade", help="Migrate the database to the newest revision.").set_defaults(run=upgrade)
+    actions.add_parser("current", help="Print the database's revision and the code's head.").set_defaults(run=current)
+
+
+def upgrade(_: argparse.Namespace, settings: Settings) -> int:
+    """Migrate to head."""
+    engine = make_engine(settings.resolved_database_url)
+    migrate.upgrade(engine)
+    print(f"database at revision {migrate.current_revision(engine)} (head)")
+    engine.dispose()
+    return 0
+
+
+def current(_: argparse.Namespace, settings: Settings) -> int:
+    """Print the current revision; exit 1 when it is not head."""
+    engine = make_engine(settings.resolved_database_url)
+    revision, head = migrate.current_revision(engine), migrate.head_revision()
+    engine.dispose()
+    print(f"current: {revision or 'none (not migrated)'}\nhead:    {head}")
+    return 0 if revision == head else 1

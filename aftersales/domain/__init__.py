@@ -1,0 +1,1 @@
+"""Domain rules: pure Python, no I/O."""

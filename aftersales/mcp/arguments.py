@@ -1,0 +1,154 @@
+"""One mechanism for argument errors: check every tools/call against the tool's inputSchema.
+
+The SDK would answer with a validation-library dump; this middleware answers first, with one
+three-part message that lists every problem in the call. Unknown tools are a protocol error.
+"""
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.mcpserver import MCPServer
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS, CallToolResult, TextContent
+
+
+class ArgumentGate:
+    """Server middleware: unknown tool -> JSON-RPC -32602; bad arguments -> one isError result."""
+
+    def __init__(self, server: MCPServer) -> None:
+        self._server = server
+        self._validators: dict[str, Draft202012Validator] | None = None
+
+    async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        """Check tools/call requests; pass everything else through."""
+        if ctx.method != "tools/call" or not isinstance(ctx.params, Mapping):
+            return await call_next(ctx)
+        name, arguments = ctx.params.get("name"), ctx.params.get("arguments") or {}
+        validators = await self._load()
+        validator = validators.get(name) if isinstance(name, str) else None
+        if validator is None:
+            known = ", ".join(sorted(validators))
+            raise MCPError(INVALID_PARAMS, f"Unknown tool: {name!r}. The tools of this server are: {known}.")
+        problems = describe_problems(validator, arguments)
+        if problems:
+            return invalid_arguments_result(name, problems)
+        return await call_next(ctx)
+
+    async def _load(self) -> dict[str, Draft202012Validator]:
+        """Compile each tool's inputSchema once, closed to unknown fields."""
+        if self._validators is None:
+            tools = await self._server.list_tools()
+            self._validators = {
+                tool.name: Draft202012Validator({**tool.input_schema, "additionalProperties": False}) for tool in tools
+            }
+        return self._validators
+
+
+def describe_problems(validator: Draft202012Validator, arguments: Any) -> list[str]:
+    """One sentence per problem, in field order, each naming the field, the value and the rule."""
+    if not isinstance(arguments, Mapping):
+        return [f"arguments: received {_show(arguments)}; the arguments must be a JSON object of named fields."]
+    errors = sorted(validator.iter_errors(dict(arguments)), key=lambda e: (_field(e), e.validator))
+    return [_sentence(error, validator.schema) for error in errors]
+
+
+def invalid_arguments_result(tool: str, problems: list[str]) -> CallToolResult:
+    """The isError result for a call whose arguments break the schema."""
+    listed = " ".join(f"({n}) {problem}" for n, problem in enumerate(problems, start=1))
+    text = (
+        f"{tool} was called with {len(problems)} invalid argument{'s' if len(problems) > 1 else ''}: {listed} "
+        f"Nothing was changed. Correct the listed fields and call {tool} again; where a value came from the "
+        "customer (an order or ticket number, say), ask them to read it again from their confirmation message."
+    )
+    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
+
+
+def _field(error: ValidationError) -> str:
+    """The dotted name of the field an error is about."""
+    path = ".".join(str(part) for part in error.absolute_path)
+    if error.validator == "required":
+        missing = error.message.split("'")[1] if "'" in error.message else ""
+        return f"{path}.{missing}" if path else missing
+    if error.validator == "additionalProperties":
+        return path or _extras(error)[0]
+    return path or "arguments"
+
+
+def _extras(error: ValidationError) -> list[str]:
+    """Field names an additionalProperties error is about."""
+    allowed = set(error.schema.get("properties", {}))
+    return sorted(set(error.instance) - allowed) or ["arguments"]
+
+
+def _sentence(error: ValidationError, root: Mapping[str, Any]) -> str:
+    """Describe one violation: the field, the value received, and the rule."""
+    if error.validator == "anyOf":
+        # Optional fields are anyOf[rule, null]; report the rule that is not "null".
+        inner = [e for e in error.context or [] if not (e.validator == "type" and e.validator_value == "null")]
+        if inner:
+            error = min(inner, key=lambda e: len(e.absolute_path))
+    field, value, rule = _field(error), error.instance, error.validator_value
+    example = _example(root, field)
+    if error.validator == "required":
+        return f"{field}: missing; it is required{example}."
+    if error.validator == "additionalProperties":
+        names = ", ".join(_extras(error))
+        return f"{names}: not an input of this tool; the accepted fields are {', '.join(error.schema['properties'])}."
+    if error.validator == "pattern":
+        return f"{field}: received {_show(value)}, which does not match the pattern {rule}{example}."
+    if error.validator == "enum":
+        return f"{field}: received {_show(value)}; the allowed values are {', '.join(map(str, rule))}."
+    if error.validator == "const":
+        return f"{field}: received {_show(value)}; the only allowed value is {_show(rule)}."
+    if error.validator in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+        words = {
+            "minimum": "at least",
+            "maximum": "at most",
+            "exclusiveMinimum": "more than",
+            "exclusiveMaximum": "less than",
+        }[error.validator]
+        return f"{field}: received {_show(value)}; it must be {words} {rule}{example}."
+    if error.validator in ("minLength", "maxLength"):
+        bounds = error.schema
+        low, high = bounds.get("minLength", 0), bounds.get("maxLength")
+        span = f"between {low} and {high}" if high is not None else f"at least {low}"
+        return f"{field}: received a text of {len(value)} characters; it must be {span} characters long."
+    if error.validator == "type":
+        return f"{field}: received {_show(value)} ({_json_type(value)}); it must be {_article(rule)}{example}."
+    return f"{field}: received {_show(value)}, which breaks the rule '{error.validator}: {_show(rule)}'."
+
+
+def _example(root: Mapping[str, Any], field: str) -> str:
+    """ ", for example X" from the field's schema, or nothing."""
+    schema = root.get("properties", {}).get(field, {})
+    examples = schema.get("examples")
+    return f", for example {_show(examples[0])}" if examples else ""
+
+
+def _show(value: Any) -> str:
+    """A value as JSON, cut short when long."""
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _json_type(value: Any) -> str:
+    """The JSON type name of a Python value."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "a list" if isinstance(value, list) else "an object"
+
+
+def _article(rule: Any) -> str:
+    """'an integer', 'a string', ... for a JSON Schema type (or list of types)."""
+    names = rule if isinstance(rule, list) else [rule]
+    return " or ".join(("an " if name[0] in "aeiou" else "a ") + name for name in names)

@@ -1,0 +1,48 @@
+"""Turn service outcomes into MCP results: domain errors become isError results, crashes -32603."""
+
+import functools
+import logging
+import uuid
+from collections.abc import Callable
+from typing import Any, ParamSpec, TypeVar
+
+from mcp.shared.exceptions import MCPError
+from mcp_types import INTERNAL_ERROR, CallToolResult, TextContent
+
+from aftersales.domain.errors import AfterSalesError
+
+log = logging.getLogger("aftersales.tools")
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def error_result(error: AfterSalesError) -> CallToolResult:
+    """The isError result carrying an error's three-part message."""
+    meta: dict[str, Any] = {"aftersales/error": error.kind}
+    if error.retryable:
+        meta["aftersales/retryAfterSeconds"] = getattr(error, "retry_after", 1.0)
+    return CallToolResult(content=[TextContent(type="text", text=str(error))], is_error=True, _meta=meta)
+
+
+def internal_error(exc: BaseException) -> MCPError:
+    """A JSON-RPC -32603 that carries a correlation id; the traceback stays in the server log."""
+    reference = uuid.uuid4().hex[:12]
+    log.error("unexpected fault, reference %s", reference, exc_info=exc)
+    return MCPError(INTERNAL_ERROR, f"Internal error (reference {reference}). The server log has the details.")
+
+
+def tool_errors(fn: Callable[P, R]) -> Callable[P, R | CallToolResult]:
+    """Wrap a sync tool so domain errors are tool results and anything else is a protocol error."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R | CallToolResult:
+        try:
+            return fn(*args, **kwargs)
+        except AfterSalesError as error:
+            return error_result(error)
+        except MCPError:
+            raise
+        except Exception as exc:
+            raise internal_error(exc) from None
+
+    return wrapper

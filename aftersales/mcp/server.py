@@ -1,0 +1,31 @@
+"""The MCPServer named aftersales: instructions, tools and the argument gate."""
+
+from mcp.server.mcpserver import MCPServer
+
+from aftersales import __version__
+from aftersales.app import App
+from aftersales.mcp import tools
+from aftersales.mcp.arguments import ArgumentGate
+
+INSTRUCTIONS = """\
+After-sales tools for an online shop: refunds, returns, exchanges and repairs of delivered order lines.
+
+Usual flow: when a customer asks about an existing ticket, call after_sales_query_ticket with the ticket number \
+and tell them the stage and the next step with its date.
+
+Amounts are integer minor units (fen for CNY) with a display string; times are UTC. Errors say what was wrong, \
+the rule, and what to do next: follow them instead of retrying unchanged."""
+
+
+def build_server(app: App) -> MCPServer:
+    """Create the server with every tool registered."""
+    server = MCPServer(
+        "aftersales",
+        title="After-sales service",
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        log_level=app.settings.log_level,
+    )
+    tools.register(server, app)
+    server.middleware.append(ArgumentGate(server))
+    return server

@@ -1,0 +1,11 @@
+"""One module per tool; `register` adds them to a server in a stable order."""
+
+from mcp.server.mcpserver import MCPServer
+
+from aftersales.app import App
+from aftersales.mcp.tools import query_ticket
+
+
+def register(server: MCPServer, app: App) -> None:
+    """Add every tool, in the order tools/list shows them."""
+    query_ticket.register(server, app)

@@ -1,0 +1,48 @@
+"""after_sales_query_ticket: read one ticket."""
+
+from mcp.server.mcpserver import MCPServer
+from mcp_types import ToolAnnotations
+
+from aftersales.app import App
+from aftersales.mcp.errors import tool_errors
+from aftersales.mcp.fields import TicketId
+from aftersales.services import tickets
+from aftersales.services.views import TicketView
+
+NAME = "after_sales_query_ticket"
+DESCRIPTION = """\
+Look up one after-sales ticket (refund, return, exchange or repair) by its number and report where it stands.
+
+Use it when the customer asks about an existing ticket: its stage, the refund amount and method, what happens \
+next and by when, and what has happened so far. Also use it right after after_sales_create_ticket to show the \
+customer the new ticket, or when that tool reports that an open ticket already exists for the same order line.
+
+Do not use it to find tickets by order number or customer, and do not use it to open a ticket or estimate a \
+refund: use after_sales_estimate_refund and after_sales_create_ticket for those.
+
+Read-only: it changes nothing and creates no state, so it is safe to call as often as needed.
+
+Returns: stage (review, awaiting_return, repair, refund, closed), status, the item, the refund (null for \
+exchanges and repairs) with a display string, next_step in plain words with a date, and the latest 10 timeline \
+events oldest first (timeline_total says how many exist). If the number is malformed or unknown, the error says \
+what to ask the customer."""
+
+
+def register(server: MCPServer, app: App) -> None:
+    """Add the tool to `server`."""
+
+    @server.tool(
+        name=NAME,
+        title="Look up an after-sales ticket",
+        description=DESCRIPTION,
+        annotations=ToolAnnotations(
+            title="Look up an after-sales ticket",
+            read_only_hint=True,
+            destructive_hint=False,
+            idempotent_hint=True,
+            open_world_hint=False,
+        ),
+    )
+    @tool_errors
+    def after_sales_query_ticket(ticket_id: TicketId) -> TicketView:
+        return tickets.query_ticket(app.uow(), ticket_id)

@@ -1,0 +1,1 @@
+"""The seeded world: a deterministic generator, the dataset file, and its loader."""

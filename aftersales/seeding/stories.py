@@ -1,0 +1,176 @@
+"""Story records: hand-built cases that tests and demos refer to by key."""
+
+from dataclasses import dataclass
+from datetime import timedelta
+
+from aftersales.domain.enums import OrderStatus, ReasonCode, RefundMethod, TicketKind, TicketStatus, Tier
+
+TicketSpec = tuple[TicketKind, TicketStatus, ReasonCode, RefundMethod | None]
+
+
+@dataclass(frozen=True)
+class Story:
+    """One order (and maybe a ticket) built to show a situation."""
+
+    key: str
+    summary: str
+    customer_index: int
+    tier: Tier
+    product_index: int  # index into catalog.PRODUCTS
+    order_status: OrderStatus
+    delivered_ago: timedelta | None
+    quantity: int = 1
+    ticket: TicketSpec | None = None
+
+
+D = timedelta
+# Product indexes: 0 ThinkPad X1, 14 Sony WH-1000XM5, 16 FreeBuds, 21 Dyson vacuum, 29 running shoes,
+# 33 T-shirt pack, 36 book, 41 SK-II essence, 48 DJI drone, 50 RC car.
+STORIES: tuple[Story, ...] = (
+    Story(
+        "vip_laptop_recent",
+        "A VIP customer's laptop, delivered 3 days ago, no ticket yet",
+        0,
+        Tier.VIP,
+        0,
+        OrderStatus.DELIVERED,
+        D(days=3),
+    ),
+    Story(
+        "headphones_in_window_qty3",
+        "Three headphones bought in one line, delivered 5 days ago",
+        1,
+        Tier.PLUS,
+        16,
+        OrderStatus.DELIVERED,
+        D(days=5),
+        quantity=3,
+    ),
+    Story(
+        "cheap_tshirts_in_window",
+        "A low-value T-shirt pack delivered 4 days ago (under any confirmation threshold)",
+        2,
+        Tier.STANDARD,
+        33,
+        OrderStatus.DELIVERED,
+        D(days=4),
+    ),
+    Story(
+        "laptop_past_window_in_warranty",
+        "A laptop delivered 60 days ago: return window closed, warranty repair open",
+        3,
+        Tier.STANDARD,
+        0,
+        OrderStatus.DELIVERED,
+        D(days=60),
+    ),
+    Story(
+        "rc_car_out_of_warranty",
+        "A toy car delivered 300 days ago: past its window and its 6-month warranty",
+        4,
+        Tier.STANDARD,
+        50,
+        OrderStatus.DELIVERED,
+        D(days=300),
+    ),
+    Story(
+        "order_in_transit",
+        "An order shipped two days ago and still in transit",
+        5,
+        Tier.PLUS,
+        14,
+        OrderStatus.SHIPPED,
+        None,
+    ),
+    Story("order_not_shipped", "An order paid but not yet shipped", 6, Tier.STANDARD, 21, OrderStatus.PENDING, None),
+    Story("order_cancelled", "A cancelled order", 7, Tier.STANDARD, 29, OrderStatus.CANCELLED, None),
+    Story(
+        "non_returnable_cosmetics",
+        "Skincare delivered 2 days ago: not returnable once delivered",
+        8,
+        Tier.STANDARD,
+        41,
+        OrderStatus.DELIVERED,
+        D(days=2),
+    ),
+    Story(
+        "ticket_awaiting_return",
+        "A return waiting for the customer's parcel",
+        9,
+        Tier.PLUS,
+        15,
+        OrderStatus.DELIVERED,
+        D(days=6),
+        ticket=(
+            TicketKind.RETURN_AND_REFUND,
+            TicketStatus.AWAITING_RETURN,
+            ReasonCode.NOT_AS_DESCRIBED,
+            RefundMethod.ORIGINAL_PAYMENT,
+        ),
+    ),
+    Story(
+        "ticket_rejected",
+        "A refund request that was rejected",
+        10,
+        Tier.STANDARD,
+        35,
+        OrderStatus.DELIVERED,
+        D(days=20),
+        ticket=(TicketKind.REFUND_ONLY, TicketStatus.REJECTED, ReasonCode.OTHER, RefundMethod.ORIGINAL_PAYMENT),
+    ),
+    Story(
+        "ticket_refund_store_credit_done",
+        "A completed refund paid to store credit",
+        11,
+        Tier.VIP,
+        30,
+        OrderStatus.DELIVERED,
+        D(days=25),
+        ticket=(TicketKind.RETURN_AND_REFUND, TicketStatus.COMPLETED, ReasonCode.DEFECTIVE, RefundMethod.STORE_CREDIT),
+    ),
+    Story(
+        "ticket_under_review",
+        "A high-value refund held for manual review",
+        12,
+        Tier.STANDARD,
+        48,
+        OrderStatus.DELIVERED,
+        D(days=4),
+        ticket=(
+            TicketKind.RETURN_AND_REFUND,
+            TicketStatus.UNDER_REVIEW,
+            ReasonCode.DEFECTIVE,
+            RefundMethod.ORIGINAL_PAYMENT,
+        ),
+    ),
+    Story(
+        "ticket_in_repair",
+        "A drone in repair under warranty",
+        13,
+        Tier.PLUS,
+        48,
+        OrderStatus.DELIVERED,
+        D(days=90),
+        ticket=(TicketKind.REPAIR, TicketStatus.IN_REPAIR, ReasonCode.DEFECTIVE, None),
+    ),
+    Story(
+        "ticket_exchange_completed",
+        "An exchange of running shoes, completed",
+        14,
+        Tier.STANDARD,
+        29,
+        OrderStatus.DELIVERED,
+        D(days=28),
+        ticket=(TicketKind.EXCHANGE, TicketStatus.COMPLETED, ReasonCode.NOT_AS_DESCRIBED, None),
+    ),
+    Story(
+        "ticket_refunding",
+        "A refund-only ticket whose money is on its way",
+        15,
+        Tier.STANDARD,
+        36,
+        OrderStatus.DELIVERED,
+        D(days=5),
+        ticket=(TicketKind.REFUND_ONLY, TicketStatus.REFUNDING, ReasonCode.DAMAGED, RefundMethod.ORIGINAL_PAYMENT),
+    ),
+)

@@ -1,0 +1,1 @@
+"""Use cases: plain functions over a unit of work, returning view models."""

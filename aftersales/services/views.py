@@ -1,0 +1,55 @@
+"""What the tools return: pydantic models whose JSON Schema is each tool's outputSchema."""
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from aftersales.domain.enums import Stage, TicketKind, TicketStatus
+
+
+class ItemView(BaseModel):
+    """The product and quantity a ticket covers."""
+
+    sku: str = Field(description="Product SKU.", examples=["LAP-001"])
+    name: str = Field(description="Product name.", examples=["Lenovo ThinkPad X1 Carbon Gen 12"])
+    quantity: int = Field(ge=1, description="Units covered by the ticket.", examples=[1])
+
+
+class RefundView(BaseModel):
+    """Money paid back, in minor units plus a display string."""
+
+    amount_minor: int = Field(ge=0, description="Refund total in minor units (cents/fen).", examples=[129900])
+    currency: str = Field(description="ISO 4217 currency code.", examples=["CNY"])
+    method: Literal["original_payment", "store_credit"] | None = Field(
+        description="Where the money goes; null when not chosen yet.", examples=["original_payment"]
+    )
+    display: str = Field(description="The amount formatted for people.", examples=["¥1,299.00"])
+
+
+class EventView(BaseModel):
+    """One timeline entry."""
+
+    at: str = Field(description="When it happened, ISO 8601 UTC.", examples=["2026-11-27T09:30:00Z"])
+    event: str = Field(description="What happened.", examples=["return_label_sent"])
+    actor: str = Field(description="Who did it: customer, agent, system, warehouse, workshop.", examples=["system"])
+    note: str = Field(description="Plain-words detail.", examples=["Prepaid return label sent to the customer."])
+
+
+class TicketView(BaseModel):
+    """A ticket as the customer-service agent needs it."""
+
+    ticket_id: str = Field(description="Ticket number.", examples=["T-2026-0042"])
+    order_id: str = Field(description="Order the ticket belongs to.", examples=["O-2026-000123"])
+    item: ItemView
+    kind: TicketKind = Field(description="What the customer asked for.")
+    status: TicketStatus = Field(description="Internal status.")
+    stage: Stage = Field(description="Customer-facing stage: review, awaiting_return, repair, refund or closed.")
+    refund: RefundView | None = Field(description="Refund for refund kinds; null for exchanges and repairs.")
+    created_at: str = Field(description="Opened at, ISO 8601 UTC.", examples=["2026-11-26T08:00:00Z"])
+    updated_at: str = Field(description="Last change, ISO 8601 UTC.", examples=["2026-11-27T09:30:00Z"])
+    next_step: str = Field(
+        description="What happens next and by when, in plain words.",
+        examples=["The customer ships the item back with the prepaid label by 2026-12-11."],
+    )
+    timeline: list[EventView] = Field(description="The latest 10 events, oldest first.")
+    timeline_total: int = Field(ge=0, description="How many events the whole timeline has.", examples=[4])

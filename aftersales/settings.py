@@ -1,0 +1,36 @@
+"""Settings from the environment (prefix AFTERSALES_); nothing is read at import."""
+
+from functools import cached_property
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+class Settings(BaseSettings):
+    """Every setting the service reads; see the README's settings table."""
+
+    model_config = SettingsConfigDict(env_prefix="AFTERSALES_", extra="ignore")
+
+    env: Literal["development", "production"] = "development"
+    data_dir: Path = Field(default=Path("var"), description="Where the embedded database and generated keys live.")
+    database_url: str | None = Field(default=None, description="SQLAlchemy URL; default sqlite in the data dir.")
+    seed_dir: Path = Field(default=REPO_ROOT / "seed", description="Folder holding the baseline dataset.")
+    host: str = "127.0.0.1"
+    port: int = 8000
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+
+    @cached_property
+    def resolved_database_url(self) -> str:
+        """The configured URL, or the SQLite file under the data dir."""
+        if self.database_url:
+            return self.database_url
+        return f"sqlite:///{(self.data_dir / 'aftersales.db').resolve()}"
+
+    @property
+    def is_sqlite(self) -> bool:
+        """Whether the database is the embedded SQLite file."""
+        return self.resolved_database_url.startswith("sqlite")

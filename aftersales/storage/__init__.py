@@ -1,0 +1,1 @@
+"""Storage: SQLAlchemy models, repositories and the unit of work."""

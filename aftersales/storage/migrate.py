@@ -1,0 +1,36 @@
+"""Run Alembic from code: upgrade to head, report the current revision."""
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import Engine
+
+from aftersales.settings import REPO_ROOT
+
+
+def alembic_config(engine: Engine | None = None) -> Config:
+    """An Alembic config pointing at the project's migrations."""
+    config = Config(str(REPO_ROOT / "alembic.ini"))
+    config.set_main_option("script_location", str(REPO_ROOT / "migrations"))
+    config.attributes["configure_logging"] = False
+    return config
+
+
+def upgrade(engine: Engine) -> None:
+    """Migrate the database behind `engine` to head."""
+    config = alembic_config()
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "head")
+
+
+def head_revision() -> str:
+    """The newest revision the code knows."""
+    return ScriptDirectory.from_config(alembic_config()).get_current_head() or ""
+
+
+def current_revision(engine: Engine) -> str | None:
+    """The revision the database is at, or None when it was never migrated."""
+    with engine.connect() as connection:
+        return MigrationContext.configure(connection).get_current_revision()

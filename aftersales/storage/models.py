@@ -1,0 +1,232 @@
+"""SQLAlchemy 2 models; Alembic migrations must match them (a test checks)."""
+
+from datetime import datetime
+from enum import StrEnum
+
+from sqlalchemy import (
+    Boolean,
+    CheckConstraint,
+    DateTime,
+    ForeignKey,
+    ForeignKeyConstraint,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+from aftersales.domain.enums import (
+    Channel,
+    EventType,
+    OrderStatus,
+    PaymentMethod,
+    ReasonCode,
+    RefundMethod,
+    TicketKind,
+    TicketStatus,
+    Tier,
+)
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_N_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+UtcDateTime = DateTime(timezone=True)
+
+
+def one_of(column: str, enum: type[StrEnum], name: str | None = None, nullable: bool = False) -> CheckConstraint:
+    """A CHECK constraint that keeps `column` inside an enum's values."""
+    allowed = ", ".join(f"'{member.value}'" for member in enum)
+    condition = f"{column} IN ({allowed})"
+    if nullable:
+        condition = f"{column} IS NULL OR {condition}"
+    return CheckConstraint(condition, name=name or column)
+
+
+class Base(DeclarativeBase):
+    """Declarative base with the constraint naming convention."""
+
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+class Customer(Base):
+    """A shopper."""
+
+    __tablename__ = "customers"
+    __table_args__ = (one_of("tier", Tier),)
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    name: Mapped[str] = mapped_column(String(120))
+    email: Mapped[str] = mapped_column(String(200), unique=True)
+    phone: Mapped[str] = mapped_column(String(32))
+    tier: Mapped[str] = mapped_column(String(16))
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime)
+
+
+class Category(Base):
+    """A product category and its return policy."""
+
+    __tablename__ = "categories"
+    __table_args__ = (
+        CheckConstraint("return_window_days >= 0", name="return_window_non_negative"),
+        CheckConstraint("restocking_fee_bps BETWEEN 0 AND 10000", name="restocking_fee_bps_range"),
+    )
+
+    code: Mapped[str] = mapped_column(String(32), primary_key=True)
+    name: Mapped[str] = mapped_column(String(80))
+    return_window_days: Mapped[int] = mapped_column(Integer)
+    restocking_fee_bps: Mapped[int] = mapped_column(Integer)
+
+
+class Product(Base):
+    """Something the shop sells."""
+
+    __tablename__ = "products"
+    __table_args__ = (
+        CheckConstraint("price_minor >= 0", name="price_non_negative"),
+        CheckConstraint("warranty_months >= 0", name="warranty_non_negative"),
+    )
+
+    sku: Mapped[str] = mapped_column(String(32), primary_key=True)
+    name: Mapped[str] = mapped_column(String(160))
+    category_code: Mapped[str] = mapped_column(ForeignKey("categories.code"), index=True)
+    price_minor: Mapped[int] = mapped_column(Integer)
+    currency: Mapped[str] = mapped_column(String(3))
+    warranty_months: Mapped[int] = mapped_column(Integer)
+    returnable: Mapped[bool] = mapped_column(Boolean)
+    repairable: Mapped[bool] = mapped_column(Boolean)
+
+    category: Mapped[Category] = relationship(lazy="joined")
+
+
+class Order(Base):
+    """A customer's order."""
+
+    __tablename__ = "orders"
+    __table_args__ = (
+        one_of("channel", Channel),
+        one_of("payment_method", PaymentMethod),
+        one_of("status", OrderStatus),
+        CheckConstraint("shipping_fee_minor >= 0", name="shipping_fee_non_negative"),
+        CheckConstraint("discount_minor >= 0", name="discount_non_negative"),
+        Index("ix_orders_customer_id_placed_at", "customer_id", "placed_at"),
+    )
+
+    id: Mapped[str] = mapped_column(String(20), primary_key=True)
+    customer_id: Mapped[str] = mapped_column(ForeignKey("customers.id"))
+    channel: Mapped[str] = mapped_column(String(16))
+    payment_method: Mapped[str] = mapped_column(String(16))
+    status: Mapped[str] = mapped_column(String(16), index=True)
+    currency: Mapped[str] = mapped_column(String(3))
+    placed_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    shipped_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
+    delivered_at: Mapped[datetime | None] = mapped_column(UtcDateTime)
+    shipping_fee_minor: Mapped[int] = mapped_column(Integer)
+    discount_minor: Mapped[int] = mapped_column(Integer)
+
+    lines: Mapped[list["OrderLine"]] = relationship(order_by="OrderLine.line_no", back_populates="order")
+
+
+class OrderLine(Base):
+    """One product line of an order."""
+
+    __tablename__ = "order_lines"
+    __table_args__ = (
+        CheckConstraint("line_no >= 1", name="line_no_positive"),
+        CheckConstraint("quantity >= 1", name="quantity_positive"),
+        CheckConstraint("unit_price_minor >= 0", name="unit_price_non_negative"),
+        CheckConstraint("discount_minor >= 0 AND discount_minor <= unit_price_minor * quantity", name="discount_range"),
+    )
+
+    order_id: Mapped[str] = mapped_column(ForeignKey("orders.id"), primary_key=True)
+    line_no: Mapped[int] = mapped_column(Integer, primary_key=True)
+    sku: Mapped[str] = mapped_column(ForeignKey("products.sku"), index=True)
+    quantity: Mapped[int] = mapped_column(Integer)
+    unit_price_minor: Mapped[int] = mapped_column(Integer)
+    discount_minor: Mapped[int] = mapped_column(Integer)
+
+    order: Mapped[Order] = relationship(back_populates="lines")
+    product: Mapped[Product] = relationship(lazy="joined")
+
+    @property
+    def paid_minor(self) -> int:
+        """What the customer paid for this line, after its discount share."""
+        return self.unit_price_minor * self.quantity - self.discount_minor
+
+
+class Ticket(Base):
+    """An after-sales ticket (售后单) for one order line."""
+
+    __tablename__ = "tickets"
+    __table_args__ = (
+        ForeignKeyConstraint(["order_id", "line_no"], ["order_lines.order_id", "order_lines.line_no"]),
+        one_of("kind", TicketKind),
+        one_of("status", TicketStatus),
+        one_of("reason_code", ReasonCode),
+        one_of("refund_method", RefundMethod, nullable=True),
+        CheckConstraint("quantity >= 1", name="quantity_positive"),
+        CheckConstraint("item_amount_minor >= 0", name="item_amount_non_negative"),
+        CheckConstraint("restocking_fee_minor >= 0", name="restocking_fee_non_negative"),
+        CheckConstraint("shipping_refund_minor >= 0", name="shipping_refund_non_negative"),
+        CheckConstraint(
+            "refund_total_minor = item_amount_minor - restocking_fee_minor + shipping_refund_minor",
+            name="refund_total_adds_up",
+        ),
+        CheckConstraint("refund_total_minor >= 0", name="refund_total_non_negative"),
+        Index("ix_tickets_order_id_line_no", "order_id", "line_no"),
+        Index("ix_tickets_customer_id_created_at", "customer_id", "created_at"),
+    )
+
+    id: Mapped[str] = mapped_column(String(20), primary_key=True)
+    order_id: Mapped[str] = mapped_column(String(20))
+    line_no: Mapped[int] = mapped_column(Integer)
+    customer_id: Mapped[str] = mapped_column(ForeignKey("customers.id"))
+    quantity: Mapped[int] = mapped_column(Integer)
+    kind: Mapped[str] = mapped_column(String(24))
+    reason_code: Mapped[str] = mapped_column(String(24))
+    description: Mapped[str] = mapped_column(Text)
+    refund_method: Mapped[str | None] = mapped_column(String(24))
+    currency: Mapped[str] = mapped_column(String(3))
+    item_amount_minor: Mapped[int] = mapped_column(Integer)
+    restocking_fee_minor: Mapped[int] = mapped_column(Integer)
+    shipping_refund_minor: Mapped[int] = mapped_column(Integer)
+    refund_total_minor: Mapped[int] = mapped_column(Integer)
+    status: Mapped[str] = mapped_column(String(24), index=True)
+    created_by: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    updated_at: Mapped[datetime] = mapped_column(UtcDateTime)
+
+    line: Mapped[OrderLine] = relationship(lazy="joined")
+
+
+class TicketEvent(Base):
+    """One entry in a ticket's timeline."""
+
+    __tablename__ = "ticket_events"
+    __table_args__ = (
+        one_of("type", EventType),
+        Index("ix_ticket_events_ticket_id_occurred_at", "ticket_id", "occurred_at"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    ticket_id: Mapped[str] = mapped_column(ForeignKey("tickets.id"))
+    occurred_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    type: Mapped[str] = mapped_column(String(32))
+    actor: Mapped[str] = mapped_column(String(64))
+    note: Mapped[str] = mapped_column(Text, default="")
+
+
+class TicketSequence(Base):
+    """The last ticket number handed out per year (T-YYYY-NNNN)."""
+
+    __tablename__ = "ticket_sequences"
+    __table_args__ = (CheckConstraint("last_value >= 0", name="last_value_non_negative"),)
+
+    year: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    last_value: Mapped[int] = mapped_column(Integer)

@@ -1,0 +1,1 @@
+"""The web app: the MCP endpoint plus health and readiness probes."""

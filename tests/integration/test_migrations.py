@@ -1,0 +1,27 @@
+"""Migrations build the schema on an empty database and match the models exactly."""
+
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy import inspect
+
+from aftersales.storage import migrate
+from aftersales.storage.models import Base
+
+
+def test_upgrading_an_empty_database_reaches_head_with_every_table(empty_engine):
+    migrate.upgrade(empty_engine)
+    assert migrate.current_revision(empty_engine) == migrate.head_revision()
+    assert set(Base.metadata.tables) <= set(inspect(empty_engine).get_table_names())
+
+
+def test_the_models_and_the_migrations_do_not_drift(empty_engine):
+    migrate.upgrade(empty_engine)
+    with empty_engine.connect() as connection:
+        context = MigrationContext.configure(connection, opts={"compare_type": True})
+        assert compare_metadata(context, Base.metadata) == []
+
+
+def test_upgrading_twice_is_harmless(empty_engine):
+    migrate.upgrade(empty_engine)
+    migrate.upgrade(empty_engine)
+    assert migrate.current_revision(empty_engine) == migrate.head_revision()

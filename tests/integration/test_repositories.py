@@ -1,0 +1,78 @@
+"""Repositories and the unit of work on a real database."""
+
+import pytest
+from sqlalchemy import func, select
+
+from aftersales.storage.models import Customer
+
+
+def test_latest_events_are_the_newest_ones_returned_oldest_first(app, baseline):
+    busiest = max(
+        {e["ticket_id"] for e in baseline.tables["ticket_events"]},
+        key=lambda t: sum(1 for e in baseline.tables["ticket_events"] if e["ticket_id"] == t),
+    )
+    with app.uow() as uow:
+        total = uow.tickets.count_events(busiest)
+        latest = uow.tickets.latest_events(busiest, 3)
+        every = uow.tickets.latest_events(busiest, 100)
+        assert len(every) == total >= 4
+        assert [e.id for e in latest] == [e.id for e in every[-3:]]
+        assert [e.occurred_at for e in every] == sorted(e.occurred_at for e in every)
+
+
+def test_an_order_line_is_found_by_order_and_line_number(app, stories):
+    order_id = stories["vip_laptop_recent"]["order_id"]
+    with app.uow() as uow:
+        line = uow.orders.line(order_id, 1)
+        assert line is not None and line.product.sku == "LAP-001"
+        assert uow.orders.line(order_id, 2) is None
+
+
+def _customers(app) -> int:
+    with app.uow() as uow:
+        return uow.session.scalar(select(func.count()).select_from(Customer))
+
+
+def test_the_unit_of_work_rolls_back_uncommitted_work_by_default(app):
+    before = _customers(app)
+    with app.uow() as uow:
+        uow.session.get(Customer, "C-00001").name = "Changed"
+        uow.session.add(
+            Customer(
+                id="C-99999",
+                name="X",
+                email="x@example.com",
+                phone="1",
+                tier="vip",
+                created_at=uow.session.get(Customer, "C-00001").created_at,
+            )
+        )
+    assert _customers(app) == before
+    with app.uow() as uow:
+        assert uow.session.get(Customer, "C-00001").name != "Changed"
+
+
+def test_the_unit_of_work_rolls_back_when_the_use_case_fails(app):
+    before = _customers(app)
+    with pytest.raises(RuntimeError), app.uow() as uow:
+        uow.session.add(
+            Customer(
+                id="C-99998",
+                name="X",
+                email="y@example.com",
+                phone="1",
+                tier="vip",
+                created_at=uow.session.get(Customer, "C-00001").created_at,
+            )
+        )
+        uow.session.flush()
+        raise RuntimeError("boom")
+    assert _customers(app) == before
+
+
+def test_committed_work_is_kept(app):
+    with app.uow() as uow:
+        uow.session.get(Customer, "C-00001").name = "Renamed"
+        uow.commit()
+    with app.uow() as uow:
+        assert uow.session.get(Customer, "C-00001").name == "Renamed"

@@ -1,0 +1,117 @@
+"""The seeded world: idempotent loading, reset, and coherent records."""
+
+from collections import Counter
+from datetime import timedelta
+
+from sqlalchemy import func, select
+
+from aftersales.bootstrap import baseline_path
+from aftersales.clock import as_utc, now
+from aftersales.domain.enums import ReasonCode, TicketKind, TicketStatus
+from aftersales.domain.policy import KIND_STATUSES
+from aftersales.domain.refunds import LineFacts, compute_refund
+from aftersales.seeding import dataset, loader
+from aftersales.seeding.generator import generate
+from aftersales.settings import REPO_ROOT
+from aftersales.storage.models import Base, Order, Ticket, TicketEvent
+
+
+def counts(engine) -> dict[str, int]:
+    with engine.connect() as connection:
+        return {t.name: connection.scalar(select(func.count()).select_from(t)) for t in Base.metadata.sorted_tables}
+
+
+def test_loading_the_seed_twice_leaves_every_row_count_unchanged(engine, baseline):
+    before = counts(engine)
+    report = loader.load(engine, baseline, now())
+    assert counts(engine) == before
+    assert set(report.inserted.values()) == {0}
+
+
+def test_the_baseline_has_the_promised_size(engine):
+    sizes = counts(engine)
+    assert sizes["products"] >= 50 and sizes["categories"] >= 6
+    assert (sizes["customers"], sizes["orders"], sizes["tickets"]) == (300, 1500, 400)
+
+
+def test_reset_restores_the_baseline_after_changes(engine, baseline):
+    before = counts(engine)
+    with engine.begin() as connection:
+        connection.execute(TicketEvent.__table__.delete().where(TicketEvent.id <= 10))
+    loader.clear(engine)
+    loader.load(engine, baseline, now())
+    assert counts(engine) == before
+
+
+def test_every_kind_appears_in_every_status_it_can_reach(baseline):
+    seen = {(t["kind"], t["status"]) for t in baseline.tables["tickets"]}
+    expected = {(k.value, s.value) for k, statuses in KIND_STATUSES.items() for s in statuses}
+    assert seen == expected
+
+
+def test_orders_cover_every_status_channel_and_payment_method(baseline):
+    orders = baseline.tables["orders"]
+    assert {o["status"] for o in orders} == {"pending", "shipped", "delivered", "cancelled"}
+    assert {o["channel"] for o in orders} == {"app", "web", "miniprogram"}
+    assert {o["payment_method"] for o in orders} == {"card", "wallet", "gift_card"}
+    assert set(Counter(c["tier"] for c in baseline.tables["customers"])) == {"standard", "plus", "vip"}
+
+
+def test_every_seeded_ticket_has_amounts_consistent_with_its_order_line(app):
+    with app.uow() as uow:
+        for ticket in uow.session.scalars(select(Ticket)):
+            line, order = ticket.line, ticket.line.order
+            facts = LineFacts(
+                line.unit_price_minor,
+                line.quantity,
+                line.discount_minor,
+                sum(x.paid_minor for x in order.lines),
+                order.shipping_fee_minor,
+                line.product.category.restocking_fee_bps,
+            )
+            expected = compute_refund(facts, ticket.quantity, ReasonCode(ticket.reason_code), TicketKind(ticket.kind))
+            assert (ticket.item_amount_minor, ticket.restocking_fee_minor, ticket.shipping_refund_minor) == (
+                expected.item_amount_minor,
+                expected.restocking_fee_minor,
+                expected.shipping_refund_minor,
+            )
+            assert 1 <= ticket.quantity <= line.quantity
+            assert ticket.refund_total_minor <= line.paid_minor + order.shipping_fee_minor
+            assert ticket.customer_id == order.customer_id
+            assert (ticket.refund_method is not None) == TicketKind(ticket.kind).refunds
+
+
+def test_every_timeline_is_in_time_order_after_delivery_and_ends_at_the_last_update(app):
+    with app.uow() as uow:
+        for ticket in uow.session.scalars(select(Ticket)):
+            events = uow.tickets.latest_events(ticket.id, 100)
+            times = [as_utc(e.occurred_at) for e in events]
+            assert times == sorted(times)
+            assert times[0] == as_utc(ticket.created_at) > as_utc(ticket.line.order.delivered_at)
+            assert times[-1] == as_utc(ticket.updated_at) <= now()
+            assert events[0].type == "created"
+            if ticket.status in (TicketStatus.COMPLETED, TicketStatus.REJECTED, TicketStatus.CANCELLED):
+                assert events[-1].type == ticket.status
+
+
+def test_the_story_records_are_what_the_seed_readme_says(app, stories):
+    readme = (REPO_ROOT / "seed" / "README.md").read_text()
+    for key, ids in stories.items():
+        row = next(line for line in readme.splitlines() if line.startswith(f"| {key} |"))
+        assert all(value in row for name, value in ids.items() if name != "sku"), key
+    with app.uow() as uow:
+        laptop = uow.session.get(Order, stories["vip_laptop_recent"]["order_id"])
+        assert laptop.status == "delivered" and laptop.lines[0].product.category_code == "laptops"
+        age = now() - as_utc(laptop.delivered_at)
+        assert timedelta(days=2) < age < timedelta(days=4)
+        assert uow.session.get(Ticket, stories["ticket_awaiting_return"]["ticket_id"]).status == "awaiting_return"
+        assert uow.session.get(Ticket, stories["ticket_refund_store_credit_done"]["ticket_id"]).refund_method == (
+            "store_credit"
+        )
+        assert uow.session.get(Order, stories["order_in_transit"]["order_id"]).status == "shipped"
+
+
+def test_the_generator_reproduces_the_committed_baseline_byte_for_byte(tmp_path):
+    out = tmp_path / "baseline.json"
+    dataset.write(generate(), out)
+    assert out.read_bytes() == baseline_path(REPO_ROOT / "seed").read_bytes()
