@@ -15,7 +15,11 @@ def anyio_backend() -> str:
 
 
 async def test_a_local_host_reads_a_ticket_over_stdio(app, stories):
-    env = {**os.environ, "AFTERSALES_DATABASE_URL": app.settings.resolved_database_url, "AFTERSALES_LOG_LEVEL": "WARNING"}
+    env = {
+        **os.environ,
+        "AFTERSALES_DATABASE_URL": app.settings.resolved_database_url,
+        "AFTERSALES_LOG_LEVEL": "WARNING",
+    }
     params = StdioServerParameters(command=sys.executable, args=["-m", "aftersales", "serve", "--stdio"], env=env)
     ticket_id = stories["ticket_rejected"]["ticket_id"]
     async with Client(params) as client:
