@@ -6,6 +6,7 @@ from functools import cached_property
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
+from aftersales.security.keys import key_ring
 from aftersales.settings import Settings
 from aftersales.storage.database import make_engine, make_session_factory
 from aftersales.storage.unit_of_work import UnitOfWork
@@ -26,6 +27,17 @@ class App:
     def session_factory(self) -> sessionmaker[Session]:
         """Sessions bound to the engine."""
         return make_session_factory(self.engine)
+
+    @cached_property
+    def caller_keys(self) -> list[str]:
+        """Keys for caller tokens: the first signs, all verify."""
+        return key_ring(
+            self.settings.secret_keys,
+            env=self.settings.env,
+            data_dir=self.settings.data_dir,
+            name="secret_keys",
+            variable="AFTERSALES_SECRET_KEYS",
+        )
 
     def uow(self) -> UnitOfWork:
         """A fresh unit of work."""

@@ -1,11 +1,16 @@
 """Settings from the environment (prefix AFTERSALES_); nothing is read at import."""
 
+from datetime import timedelta
 from functools import cached_property
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import BeforeValidator, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from aftersales.durations import parse_duration
+
+Duration = Annotated[timedelta, BeforeValidator(parse_duration)]
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -22,6 +27,9 @@ class Settings(BaseSettings):
     host: str = "127.0.0.1"
     port: int = 8000
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    secret_keys: str | None = Field(default=None, description="Comma-separated caller-token keys; first signs.")
+    stdio_caller: str = Field(default="local", description="Caller id of the one local client on stdio.")
+    quote_ttl: Duration = Field(default=timedelta(minutes=30), description="How long refund quotes are held.")
 
     @cached_property
     def resolved_database_url(self) -> str:

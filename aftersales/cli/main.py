@@ -4,7 +4,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from aftersales.cli import db, seed, serve
+from aftersales.cli import db, seed, serve, token
 from aftersales.settings import Settings
 
 
@@ -15,6 +15,7 @@ def parser() -> argparse.ArgumentParser:
     serve.add(commands)
     db.add(commands)
     seed.add(commands)
+    token.add(commands)
     return root
 
 

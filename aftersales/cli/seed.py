@@ -5,7 +5,7 @@ from pathlib import Path
 
 from aftersales.bootstrap import baseline_path
 from aftersales.clock import now
-from aftersales.seeding import dataset, generator, loader
+from aftersales.seeding import dataset, generator, loader, readme
 from aftersales.settings import Settings
 from aftersales.storage import migrate
 from aftersales.storage.database import make_engine
@@ -54,6 +54,8 @@ def generate(args: argparse.Namespace, settings: Settings) -> int:
     out = args.out or baseline_path(settings.seed_dir)
     world = generator.generate(args.customers, args.orders, args.tickets, seed=args.seed)
     dataset.write(world, out)
+    if args.out is None:
+        readme.update(settings.seed_dir / "README.md", world)
     print(f"wrote {out}: " + ", ".join(f"{len(rows)} {name}" for name, rows in world.tables.items()))
     return 0
 

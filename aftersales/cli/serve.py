@@ -3,29 +3,43 @@
 import argparse
 import logging
 import sys
+from datetime import timedelta
 
 import uvicorn
 
 from aftersales.app import App
 from aftersales.bootstrap import prepare
+from aftersales.clock import now
+from aftersales.domain.callers import ALL_SCOPES, Caller
+from aftersales.mcp.caller import acting_as
 from aftersales.mcp.server import build_server
+from aftersales.security import tokens
 from aftersales.settings import Settings
 from aftersales.web.app import create_web_app
 
 CLIENT_SNIPPET = """\
+Development token for caller "support-bot" (scopes tickets:read, tickets:write, valid 30 days):
+
+    export AFTERSALES_TOKEN={token}
+
 Connect with the Python SDK:
 
-    import asyncio
+    import asyncio, os
+    import httpx2
     from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
 
     async def main():
-        async with Client("{url}") as client:
-            result = await client.call_tool("after_sales_query_ticket", {{"ticket_id": "T-2026-0266"}})
+        headers = {{"Authorization": f"Bearer {{os.environ['AFTERSALES_TOKEN']}}"}}
+        transport = streamable_http_client("{url}", http_client=httpx2.AsyncClient(headers=headers))
+        async with Client(transport) as client:
+            result = await client.call_tool("after_sales_query_ticket", {{"ticket_id": "T-2026-0351"}})
             print(result.structured_content)
 
     asyncio.run(main())
 
-Or with the MCP Inspector: npx @modelcontextprotocol/inspector, transport "Streamable HTTP", URL {url}
+Or the MCP Inspector: npx @modelcontextprotocol/inspector, transport "Streamable HTTP", URL {url},
+header "Authorization: Bearer <the token above>".
 """
 
 
@@ -46,6 +60,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         level=settings.log_level, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s %(message)s"
     )
     app = App(settings)
+    keys = [] if args.stdio else app.caller_keys  # production stops here when keys are missing or weak
     report = prepare(app.engine, settings.seed_dir)
     say = lambda text: print(text, file=sys.stderr, flush=True)  # noqa: E731  stdout belongs to stdio clients
     where = settings.resolved_database_url.split("@")[-1]
@@ -54,11 +69,15 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         + (f", baseline loaded ({report.inserted['tickets']} tickets)" if report else "")
     )
     if args.stdio:
-        build_server(app).run("stdio")
+        # One local client: every request runs as the configured stdio caller.
+        with acting_as(Caller(settings.stdio_caller, frozenset(ALL_SCOPES))):
+            build_server(app).run("stdio")
         return 0
     url = f"http://{settings.host}:{settings.port}/mcp"
     say(f"aftersales: serving MCP at {url}  (health: /healthz, readiness: /readyz)\n")
-    say(CLIENT_SNIPPET.format(url=url))
+    if settings.env == "development":
+        token = tokens.issue(keys, "support-bot", list(ALL_SCOPES), timedelta(days=30), now())
+        say(CLIENT_SNIPPET.format(url=url, token=token))
     uvicorn.run(
         create_web_app(app),
         host=settings.host,

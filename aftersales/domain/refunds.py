@@ -59,7 +59,7 @@ def compute_refund(line: LineFacts, quantity: int, reason: ReasonCode, kind: Tic
     discount_share = -(-line.discount_minor * quantity // line.quantity)
     item = line.unit_price_minor * quantity - discount_share
     restocking = 0
-    if kind is TicketKind.RETURN_AND_REFUND and not seller_at_fault(reason):
+    if not seller_at_fault(reason):
         restocking = item * line.restocking_fee_bps // 10_000
     shipping = 0
     if seller_at_fault(reason) and line.order_goods_minor > 0:

@@ -11,7 +11,9 @@ INSTRUCTIONS = """\
 After-sales tools for an online shop: refunds, returns, exchanges and repairs of delivered order lines.
 
 Usual flow: when a customer asks about an existing ticket, call after_sales_query_ticket with the ticket number \
-and tell them the stage and the next step with its date.
+and tell them the stage and the next step with its date. When they want money back for a delivered item, call \
+after_sales_estimate_refund for that order line first: it checks the return window and remaining quantity, shows \
+the amount and the policy behind it, and returns a quote_id you can use to lock the amount.
 
 Amounts are integer minor units (fen for CNY) with a display string; times are UTC. Errors say what was wrong, \
 the rule, and what to do next: follow them instead of retrying unchanged."""

@@ -126,6 +126,7 @@ class _Builder:
         delivered = ANCHOR - story.delivered_ago if story.delivered_ago is not None else None
         placed = (delivered or ANCHOR) - timedelta(days=3, hours=5)
         order = self._add_order(customer["id"], placed, story.order_status, [(product, story.quantity)], delivered)
+        self.used_lines.add((id(order), 1))  # random tickets stay off story lines
         self.story_refs[story.key] = {"order": order, "customer_id": customer["id"], "sku": product["sku"]}
 
     def _add_order(
@@ -157,7 +158,7 @@ class _Builder:
             "placed_at": placed,
             "shipped_at": shipped,
             "delivered_at": delivered if status is OrderStatus.DELIVERED else None,
-            "shipping_fee_minor": 0 if gross >= 9900 else 1000,
+            "shipping_fee_minor": 0 if gross >= 19900 else 1000,  # free shipping from ¥199
             "discount_minor": discount,
             "_lines": [],
         }

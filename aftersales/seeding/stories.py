@@ -29,7 +29,7 @@ D = timedelta
 STORIES: tuple[Story, ...] = (
     Story(
         "vip_laptop_recent",
-        "A VIP customer's laptop, delivered 3 days ago, no ticket yet",
+        "A VIP customer's ThinkPad X1 (¥12,999.00) delivered 3 days ago; no ticket yet: estimate and create here",
         0,
         Tier.VIP,
         0,
@@ -38,7 +38,7 @@ STORIES: tuple[Story, ...] = (
     ),
     Story(
         "headphones_in_window_qty3",
-        "Three headphones bought in one line, delivered 5 days ago",
+        "Three FreeBuds (¥1,199.00 each, line discount ¥179.85) delivered 5 days ago: partial returns",
         1,
         Tier.PLUS,
         16,
@@ -48,7 +48,7 @@ STORIES: tuple[Story, ...] = (
     ),
     Story(
         "cheap_tshirts_in_window",
-        "A low-value T-shirt pack delivered 4 days ago (under any confirmation threshold)",
+        "A ¥99.00 T-shirt pack with ¥10.00 shipping, delivered 4 days ago: a refund under the confirmation threshold",
         2,
         Tier.STANDARD,
         33,
@@ -57,7 +57,7 @@ STORIES: tuple[Story, ...] = (
     ),
     Story(
         "laptop_past_window_in_warranty",
-        "A laptop delivered 60 days ago: return window closed, warranty repair open",
+        "A laptop delivered 60 days ago: 15-day return window closed, 24-month warranty repair still open",
         3,
         Tier.STANDARD,
         0,

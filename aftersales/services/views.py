@@ -4,7 +4,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from aftersales.domain.enums import Stage, TicketKind, TicketStatus
+from aftersales.domain.enums import ReasonCode, RefundMethod, Stage, TicketKind, TicketStatus
 
 
 class ItemView(BaseModel):
@@ -53,3 +53,28 @@ class TicketView(BaseModel):
     )
     timeline: list[EventView] = Field(description="The latest 10 events, oldest first.")
     timeline_total: int = Field(ge=0, description="How many events the whole timeline has.", examples=[4])
+
+
+class QuoteView(BaseModel):
+    """A refund estimate for one order line, pinned as a quote handle."""
+
+    quote_id: str = Field(
+        description="Handle of this quote (UUID). Pass it to after_sales_create_ticket to lock the amount.",
+        examples=["6f1c2a9e-4b7d-4e0a-9c3f-2d5e8a1b7c40"],
+    )
+    expires_at: str = Field(
+        description="When the quote stops being usable, ISO 8601 UTC.", examples=["2026-11-30T14:32:00Z"]
+    )
+    order_id: str = Field(description="The order estimated.", examples=["O-2026-001423"])
+    line_no: int = Field(ge=1, description="The order line estimated.", examples=[1])
+    quantity: int = Field(ge=1, description="Units estimated.", examples=[1])
+    reason_code: ReasonCode = Field(description="The reason the estimate assumes.")
+    item: ItemView
+    item_amount: int = Field(ge=0, description="Unit price x quantity less the line's discount share, minor units.")
+    restocking_fee: int = Field(ge=0, description="Deducted on returns that are not the shop's fault, minor units.")
+    shipping_refund: int = Field(ge=0, description="Shipping paid back when the shop is at fault, minor units.")
+    total: int = Field(ge=0, description="item_amount - restocking_fee + shipping_refund, minor units.")
+    currency: str = Field(description="ISO 4217 currency code of every amount.", examples=["CNY"])
+    total_display: str = Field(description="The total formatted for people.", examples=["¥1,299.00"])
+    refund_methods_allowed: list[RefundMethod] = Field(description="Where this refund may be paid.")
+    policy_notes: list[str] = Field(description="The policy behind the numbers, in plain words for the customer.")

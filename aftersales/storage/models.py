@@ -230,3 +230,35 @@ class TicketSequence(Base):
 
     year: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
     last_value: Mapped[int] = mapped_column(Integer)
+
+
+class Quote(Base):
+    """A refund estimate pinned for its owner until it expires (a handle, not business state)."""
+
+    __tablename__ = "quotes"
+    __table_args__ = (
+        one_of("reason_code", ReasonCode),
+        CheckConstraint("quantity >= 1", name="quantity_positive"),
+        CheckConstraint("item_amount_minor >= 0", name="item_amount_non_negative"),
+        CheckConstraint("restocking_fee_minor >= 0", name="restocking_fee_non_negative"),
+        CheckConstraint("shipping_refund_minor >= 0", name="shipping_refund_non_negative"),
+        CheckConstraint(
+            "total_minor = item_amount_minor - restocking_fee_minor + shipping_refund_minor", name="total_adds_up"
+        ),
+        CheckConstraint("expires_at > created_at", name="expires_after_creation"),
+        ForeignKeyConstraint(["order_id", "line_no"], ["order_lines.order_id", "order_lines.line_no"]),
+    )
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    owner: Mapped[str] = mapped_column(String(64))
+    order_id: Mapped[str] = mapped_column(String(20))
+    line_no: Mapped[int] = mapped_column(Integer)
+    quantity: Mapped[int] = mapped_column(Integer)
+    reason_code: Mapped[str] = mapped_column(String(24))
+    currency: Mapped[str] = mapped_column(String(3))
+    item_amount_minor: Mapped[int] = mapped_column(Integer)
+    restocking_fee_minor: Mapped[int] = mapped_column(Integer)
+    shipping_refund_minor: Mapped[int] = mapped_column(Integer)
+    total_minor: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    expires_at: Mapped[datetime] = mapped_column(UtcDateTime, index=True)

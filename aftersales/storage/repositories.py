@@ -1,11 +1,16 @@
 """Every query lives here; services never write SQL."""
 
 from collections.abc import Sequence
+from datetime import datetime
 
-from sqlalchemy import func, select
+from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
-from aftersales.storage.models import Category, Order, OrderLine, Product, Ticket, TicketEvent
+from aftersales.domain.enums import TicketStatus
+from aftersales.storage.models import Category, Order, OrderLine, Product, Quote, Ticket, TicketEvent
+
+# Rejected and cancelled tickets give their units back; open and completed ones hold them.
+HOLDING_STATUSES = [s.value for s in TicketStatus if s not in (TicketStatus.REJECTED, TicketStatus.CANCELLED)]
 
 
 class TicketRepository:
@@ -27,6 +32,13 @@ class TicketRepository:
             .limit(limit)
         )
         return list(reversed(self.session.scalars(newest).all()))
+
+    def committed_quantity(self, order_id: str, line_no: int) -> int:
+        """Units of a line already covered by open or completed tickets."""
+        query = select(func.coalesce(func.sum(Ticket.quantity), 0)).where(
+            Ticket.order_id == order_id, Ticket.line_no == line_no, Ticket.status.in_(HOLDING_STATUSES)
+        )
+        return int(self.session.scalar(query) or 0)
 
     def count_events(self, ticket_id: str) -> int:
         """How many events a ticket's timeline holds."""
@@ -62,3 +74,22 @@ class CatalogRepository:
     def product(self, sku: str) -> Product | None:
         """The product with this SKU, or None."""
         return self.session.get(Product, sku)
+
+
+class QuoteRepository:
+    """Refund quotes; every read is scoped to the owner inside the query."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    def add(self, quote: Quote) -> None:
+        """Stage a new quote."""
+        self.session.add(quote)
+
+    def get_owned(self, quote_id: str, owner: str) -> Quote | None:
+        """The quote if it exists and belongs to `owner`; someone else's reads as missing."""
+        return self.session.scalar(select(Quote).where(Quote.id == quote_id, Quote.owner == owner))
+
+    def purge_expired_before(self, cutoff: datetime) -> int:
+        """Delete quotes that expired before `cutoff`; return how many."""
+        return self.session.execute(delete(Quote).where(Quote.expires_at < cutoff)).rowcount or 0

@@ -5,7 +5,7 @@ from typing import Self
 
 from sqlalchemy.orm import Session, sessionmaker
 
-from aftersales.storage.repositories import CatalogRepository, OrderRepository, TicketRepository
+from aftersales.storage.repositories import CatalogRepository, OrderRepository, QuoteRepository, TicketRepository
 
 
 class UnitOfWork:
@@ -15,6 +15,7 @@ class UnitOfWork:
     tickets: TicketRepository
     orders: OrderRepository
     catalog: CatalogRepository
+    quotes: QuoteRepository
 
     def __init__(self, session_factory: sessionmaker[Session]) -> None:
         self._session_factory = session_factory
@@ -24,6 +25,7 @@ class UnitOfWork:
         self.tickets = TicketRepository(self.session)
         self.orders = OrderRepository(self.session)
         self.catalog = CatalogRepository(self.session)
+        self.quotes = QuoteRepository(self.session)
         return self
 
     def __exit__(

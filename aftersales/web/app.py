@@ -10,6 +10,7 @@ from starlette.responses import JSONResponse
 from aftersales.app import App
 from aftersales.mcp.server import build_server
 from aftersales.storage.migrate import current_revision, head_revision
+from aftersales.web.auth import BearerAuth
 
 
 def readiness(app: App) -> tuple[bool, str]:
@@ -40,4 +41,6 @@ def create_web_app(app: App, server: MCPServer | None = None) -> Starlette:
             {"status": "ready" if ready else "not_ready", "detail": reason}, status_code=200 if ready else 503
         )
 
-    return server.streamable_http_app(streamable_http_path="/mcp", host=app.settings.host)
+    web = server.streamable_http_app(streamable_http_path="/mcp", host=app.settings.host)
+    web.add_middleware(BearerAuth, keys=app.caller_keys)
+    return web

@@ -4,12 +4,16 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from datetime import timedelta
 
 import pytest
 import uvicorn
 
 from aftersales.app import App
+from aftersales.clock import now
+from aftersales.domain.callers import ALL_SCOPES
 from aftersales.mcp.server import build_server
+from aftersales.security import tokens
 from aftersales.web.app import create_web_app
 
 MODES = ["auto", "legacy"]  # 2026-07-28 (stateless) and 2025-11-25 (initialize handshake)
@@ -50,3 +54,19 @@ def http_url(app: App) -> Iterator[str]:
     yield f"http://127.0.0.1:{port}"
     runner.should_exit = True
     thread.join(10)
+
+
+@pytest.fixture
+def issue_token(app: App):
+    """Issue a caller token signed with the app's keys."""
+
+    def issue(caller: str = "support-bot", scopes: tuple[str, ...] = ALL_SCOPES, ttl: timedelta = timedelta(days=1)):
+        return tokens.issue(app.caller_keys, caller, list(scopes), ttl, now())
+
+    return issue
+
+
+@pytest.fixture
+def token(issue_token) -> str:
+    """A token for support-bot with every scope."""
+    return issue_token()

@@ -5,7 +5,8 @@ import json
 import httpx
 import pytest
 from jsonschema import Draft202012Validator
-from mcp import Client
+
+from tests.e2e.helpers import connect_http
 
 pytestmark = [pytest.mark.anyio, pytest.mark.http]
 
@@ -15,9 +16,9 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-async def test_a_client_over_http_lists_the_tool_and_reads_a_seeded_ticket(http_url, mode, stories):
+async def test_a_client_over_http_lists_the_tool_and_reads_a_seeded_ticket(http_url, token, mode, stories):
     ticket_id = stories["ticket_in_repair"]["ticket_id"]
-    async with Client(f"{http_url}/mcp", mode=mode) as client:
+    async with connect_http(http_url, token, mode) as client:
         assert client.protocol_version == ("2025-11-25" if mode == "legacy" else "2026-07-28")
         tools = {t.name: t for t in (await client.list_tools()).tools}
         result = await client.call_tool("after_sales_query_ticket", {"ticket_id": ticket_id})

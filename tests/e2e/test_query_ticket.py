@@ -4,8 +4,9 @@ import json
 
 import pytest
 from jsonschema import Draft202012Validator
-from mcp import Client
 from mcp.shared.exceptions import MCPError
+
+from tests.e2e.helpers import connect
 
 TOOL = "after_sales_query_ticket"
 LEAKS = ("pydantic", "validation error", "traceback", "http://", "https://")
@@ -19,7 +20,7 @@ def anyio_backend() -> str:
 
 
 async def test_the_tool_is_listed_with_a_described_input_and_an_output_schema(server, mode):
-    async with Client(server, mode=mode) as client:
+    async with connect(server, mode) as client:
         [tool] = [t for t in (await client.list_tools()).tools if t.name == TOOL]
     field = tool.input_schema["properties"]["ticket_id"]
     assert field["pattern"] == r"^T-\d{4}-\d{4,}$" and field["examples"] and field["description"]
@@ -43,7 +44,7 @@ async def test_the_tool_is_listed_with_a_described_input_and_an_output_schema(se
 
 async def test_a_seeded_ticket_comes_back_structured_and_as_the_same_json_text(server, mode, stories):
     ticket_id = stories["ticket_awaiting_return"]["ticket_id"]
-    async with Client(server, mode=mode) as client:
+    async with connect(server, mode) as client:
         [tool] = [t for t in (await client.list_tools()).tools if t.name == TOOL]
         result = await client.call_tool(TOOL, {"ticket_id": ticket_id})
     assert not result.is_error
@@ -57,7 +58,7 @@ async def test_a_seeded_ticket_comes_back_structured_and_as_the_same_json_text(s
 
 
 async def test_a_malformed_number_is_an_error_that_quotes_it_gives_the_format_and_says_to_ask(server, mode):
-    async with Client(server, mode=mode) as client:
+    async with connect(server, mode) as client:
         result = await client.call_tool(TOOL, {"ticket_id": "T-26-42"})
     text = result.content[0].text
     assert result.is_error
@@ -66,7 +67,7 @@ async def test_a_malformed_number_is_an_error_that_quotes_it_gives_the_format_an
 
 
 async def test_an_unknown_number_is_an_error_that_quotes_it_and_says_what_to_check(server, mode):
-    async with Client(server, mode=mode) as client:
+    async with connect(server, mode) as client:
         result = await client.call_tool(TOOL, {"ticket_id": "T-2026-9999999"})
     text = result.content[0].text
     assert result.is_error
@@ -75,12 +76,12 @@ async def test_an_unknown_number_is_an_error_that_quotes_it_and_says_what_to_che
 
 
 async def test_calling_a_tool_that_does_not_exist_is_a_protocol_error(server, mode):
-    async with Client(server, mode=mode) as client:
+    async with connect(server, mode) as client:
         with pytest.raises(MCPError) as raised:
             await client.call_tool("after_sales_delete_everything", {})
     assert raised.value.error.code == -32602
 
 
 async def test_the_server_introduces_itself_with_instructions(server, mode):
-    async with Client(server, mode=mode) as client:
+    async with connect(server, mode) as client:
         assert "after_sales_query_ticket" in (client.instructions or "")

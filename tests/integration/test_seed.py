@@ -1,5 +1,6 @@
 """The seeded world: idempotent loading, reset, and coherent records."""
 
+import re
 from collections import Counter
 from datetime import timedelta
 
@@ -115,3 +116,10 @@ def test_the_generator_reproduces_the_committed_baseline_byte_for_byte(tmp_path)
     out = tmp_path / "baseline.json"
     dataset.write(generate(), out)
     assert out.read_bytes() == baseline_path(REPO_ROOT / "seed").read_bytes()
+
+
+def test_every_ticket_number_the_docs_mention_exists_in_the_baseline(baseline):
+    known = {t["id"] for t in baseline.tables["tickets"]}
+    docs = [REPO_ROOT / "README.md", REPO_ROOT / "seed" / "README.md", REPO_ROOT / "aftersales" / "cli" / "serve.py"]
+    mentioned = {m for doc in docs for m in re.findall(r"T-\d{4}-\d{4,}", doc.read_text())}
+    assert mentioned and mentioned <= known

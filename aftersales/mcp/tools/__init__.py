@@ -3,9 +3,10 @@
 from mcp.server.mcpserver import MCPServer
 
 from aftersales.app import App
-from aftersales.mcp.tools import query_ticket
+from aftersales.mcp.tools import estimate_refund, query_ticket
 
 
 def register(server: MCPServer, app: App) -> None:
     """Add every tool, in the order tools/list shows them."""
     query_ticket.register(server, app)
+    estimate_refund.register(server, app)

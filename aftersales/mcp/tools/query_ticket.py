@@ -4,6 +4,8 @@ from mcp.server.mcpserver import MCPServer
 from mcp_types import ToolAnnotations
 
 from aftersales.app import App
+from aftersales.domain.callers import READ
+from aftersales.mcp.caller import authorize
 from aftersales.mcp.errors import tool_errors
 from aftersales.mcp.fields import TicketId
 from aftersales.services import tickets
@@ -45,4 +47,5 @@ def register(server: MCPServer, app: App) -> None:
     )
     @tool_errors
     def after_sales_query_ticket(ticket_id: TicketId) -> TicketView:
+        authorize(READ, NAME)
         return tickets.query_ticket(app.uow(), ticket_id)

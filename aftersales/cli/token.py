@@ -1,0 +1,37 @@
+"""`aftersales token issue`: print one signed caller token on stdout."""
+
+import argparse
+import re
+
+from aftersales.app import App
+from aftersales.clock import now
+from aftersales.domain.callers import ALL_SCOPES
+from aftersales.durations import parse_duration
+from aftersales.security import tokens
+from aftersales.settings import Settings
+
+CALLER_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,63}$")
+
+
+def add(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Register the token commands."""
+    token = commands.add_parser("token", help="Caller tokens.")
+    actions = token.add_subparsers(dest="action", required=True, metavar="ACTION")
+    issue = actions.add_parser("issue", help="Print a bearer token for a caller.")
+    issue.add_argument("--caller", required=True, help="Caller id, e.g. support-bot (owner of its quotes and keys).")
+    issue.add_argument("--scopes", default=",".join(ALL_SCOPES), help="Comma-separated: tickets:read,tickets:write.")
+    issue.add_argument("--ttl", default="30d", help="Lifetime: 90s, 30m, 12h, 30d (default 30d).")
+    issue.set_defaults(run=issue_token)
+
+
+def issue_token(args: argparse.Namespace, settings: Settings) -> int:
+    """Validate the request and print the token."""
+    if not CALLER_PATTERN.match(args.caller):
+        raise ValueError(f"--caller {args.caller!r}: use 1-64 letters, digits and _ . : @ -")
+    scopes = sorted({scope.strip() for scope in args.scopes.split(",") if scope.strip()})
+    unknown = [scope for scope in scopes if scope not in ALL_SCOPES]
+    if unknown or not scopes:
+        raise ValueError(f"--scopes {args.scopes!r}: choose from {', '.join(ALL_SCOPES)}")
+    ttl = parse_duration(args.ttl)
+    print(tokens.issue(App(settings).caller_keys, args.caller, scopes, ttl, now()))
+    return 0

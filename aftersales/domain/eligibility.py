@@ -1,0 +1,155 @@
+"""Whether an order line can be refunded, returned, exchanged or repaired now, and for how many units."""
+
+import calendar
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from aftersales.clock import as_utc
+from aftersales.domain.enums import OrderStatus, PaymentMethod, ReasonCode, RefundMethod, TicketKind
+from aftersales.domain.errors import RuleViolation
+from aftersales.domain.money import format_money
+from aftersales.domain.refunds import Breakdown, LineFacts, seller_at_fault
+
+
+@dataclass(frozen=True)
+class LineContext:
+    """Everything policy needs to know about one order line, free of storage types."""
+
+    order_id: str
+    line_no: int
+    order_status: OrderStatus
+    delivered_at: datetime | None
+    payment_method: PaymentMethod
+    currency: str
+    sku: str
+    product_name: str
+    category_name: str
+    returnable: bool
+    repairable: bool
+    return_window_days: int
+    warranty_months: int
+    facts: LineFacts
+    committed_quantity: int  # units in open or completed tickets on this line
+
+    @property
+    def returnable_quantity(self) -> int:
+        """Units bought that no open or completed ticket covers yet."""
+        return max(0, self.facts.quantity - self.committed_quantity)
+
+    @property
+    def window_closes(self) -> datetime | None:
+        """When the return window ends (None before delivery)."""
+        return as_utc(self.delivered_at) + timedelta(days=self.return_window_days) if self.delivered_at else None
+
+    @property
+    def warranty_ends(self) -> datetime | None:
+        """When the manufacturer's warranty ends (None before delivery)."""
+        return add_months(as_utc(self.delivered_at), self.warranty_months) if self.delivered_at else None
+
+
+def add_months(moment: datetime, months: int) -> datetime:
+    """The same day `months` later, clamped to the month's last day."""
+    month_index = moment.month - 1 + months
+    year, month = moment.year + month_index // 12, month_index % 12 + 1
+    return moment.replace(year=year, month=month, day=min(moment.day, calendar.monthrange(year, month)[1]))
+
+
+def _day(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%d")
+
+
+def check_delivered(line: LineContext) -> None:
+    """Refuse lines whose order has not been delivered."""
+    if line.order_status is OrderStatus.DELIVERED:
+        return
+    if line.order_status is OrderStatus.CANCELLED:
+        raise RuleViolation(
+            f"Order {line.order_id} was cancelled, so it has nothing to return or refund.",
+            "After-sales service covers delivered orders; a cancelled order's payment is released automatically.",
+            "Do not retry; tell the customer the cancellation already returns their payment.",
+        )
+    raise RuleViolation(
+        f"Order {line.order_id} has not been delivered yet (status: {line.order_status}).",
+        "Refunds, returns, exchanges and repairs start once an order is delivered.",
+        "Do not retry now; tell the customer to wait for delivery, or to refuse the parcel at the door.",
+    )
+
+
+def check_window(line: LineContext, kind: TicketKind, now: datetime) -> None:
+    """Refuse returns outside the return window, and repairs outside the warranty."""
+    assert line.window_closes is not None and line.warranty_ends is not None  # checked by check_delivered
+    warranty_open = line.repairable and now < line.warranty_ends
+    if kind is TicketKind.REPAIR:
+        if not line.repairable:
+            raise RuleViolation(
+                f"{line.product_name} ({line.sku}) cannot be repaired by the shop.",
+                f"Products in {line.category_name} like this one are not serviced.",
+                "Do not retry unchanged; if it arrived faulty inside the return window, estimate a refund instead.",
+            )
+        if not warranty_open:
+            raise RuleViolation(
+                f"The warranty of {line.product_name} on order {line.order_id} ended on {_day(line.warranty_ends)}.",
+                f"Repairs are free within the {line.warranty_months}-month warranty after delivery.",
+                "Do not retry; tell the customer the warranty has ended.",
+            )
+        return
+    if not line.returnable:
+        raise RuleViolation(
+            f"{line.product_name} ({line.sku}) cannot be returned once delivered.",
+            f"Items of this kind in {line.category_name} are excluded from returns for hygiene or safety.",
+            "Do not retry unchanged; "
+            + ("a warranty repair is possible (kind repair)." if warranty_open else "no after-sales option remains."),
+        )
+    if now >= line.window_closes:
+        repair = (
+            f"A warranty repair is still possible until {_day(line.warranty_ends)} (kind repair)."
+            if warranty_open
+            else "No warranty repair is possible either."
+        )
+        raise RuleViolation(
+            f"The return window for order {line.order_id} line {line.line_no} closed on {_day(line.window_closes)}.",
+            f"{line.category_name} can be returned within {line.return_window_days} days of delivery.",
+            f"Do not retry for a refund or exchange. {repair}",
+        )
+
+
+def check_quantity(line: LineContext, quantity: int) -> None:
+    """Refuse more units than remain returnable."""
+    if quantity <= line.returnable_quantity:
+        return
+    raise RuleViolation(
+        f"Quantity {quantity} is more than the {line.returnable_quantity} unit(s) of {line.sku} still returnable "
+        f"on order {line.order_id} line {line.line_no}.",
+        f"The customer bought {line.facts.quantity}; {line.committed_quantity} are already in open or completed "
+        "tickets.",
+        f"Ask the customer how many of the remaining {line.returnable_quantity} unit(s) they mean, then call again.",
+    )
+
+
+def allowed_refund_methods(payment: PaymentMethod) -> list[RefundMethod]:
+    """Where a refund may go: gift-card payments come back as store credit only."""
+    if payment is PaymentMethod.GIFT_CARD:
+        return [RefundMethod.STORE_CREDIT]
+    return [RefundMethod.ORIGINAL_PAYMENT, RefundMethod.STORE_CREDIT]
+
+
+def policy_notes(line: LineContext, reason: ReasonCode, breakdown: Breakdown) -> list[str]:
+    """The policy behind an estimate, in plain words for the customer."""
+    assert line.window_closes is not None
+    notes = [
+        f"{line.category_name} can be returned within {line.return_window_days} days of delivery; "
+        f"this order's window closes on {_day(line.window_closes)}."
+    ]
+    if breakdown.restocking_fee_minor:
+        percent = line.facts.restocking_fee_bps / 100
+        notes.append(
+            f"A restocking fee of {percent:g}% ({format_money(breakdown.restocking_fee_minor, line.currency)}) "
+            f"applies because the reason ({reason}) is not a fault of the shop."
+        )
+    if seller_at_fault(reason):
+        notes.append(f"Shipping is refunded in proportion because the reason ({reason}) is the shop's fault.")
+    else:
+        notes.append("Shipping is not refunded when the shop is not at fault.")
+    if line.payment_method is PaymentMethod.GIFT_CARD:
+        notes.append("The order was paid by gift card, so the refund goes to store credit.")
+    return notes

@@ -1,0 +1,46 @@
+"""The calling principal, as the SDK's auth context carries it."""
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from mcp.server.auth.middleware.auth_context import auth_context_var, get_access_token
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+from mcp.server.auth.provider import AccessToken
+
+from aftersales.domain.callers import Caller
+from aftersales.domain.errors import PermissionDenied
+
+
+def access_token_for(caller: Caller, expires_at: int | None = None) -> AccessToken:
+    """The SDK's view of a caller; the raw bearer token is deliberately not kept in it."""
+    return AccessToken(
+        token=f"caller:{caller.id}",
+        client_id=caller.id,
+        subject=caller.id,
+        scopes=sorted(caller.scopes),
+        expires_at=expires_at,
+    )
+
+
+def authorize(scope: str, tool: str) -> Caller:
+    """The current caller, if it holds `scope`; otherwise a three-part permission error."""
+    token = get_access_token()
+    if token is None:
+        raise PermissionDenied(
+            f"{tool} was called without an authenticated caller.",
+            "Every call must carry a bearer token issued by this server.",
+            "Do not retry; the operator must configure the client with a token (aftersales token issue).",
+        )
+    caller = Caller(id=token.subject or token.client_id, scopes=frozenset(token.scopes))
+    caller.require(scope, tool)
+    return caller
+
+
+@contextmanager
+def acting_as(caller: Caller) -> Iterator[None]:
+    """Run the enclosed code (and tasks it starts) as `caller`: stdio's local caller, or a test's."""
+    reset = auth_context_var.set(AuthenticatedUser(access_token_for(caller)))
+    try:
+        yield
+    finally:
+        auth_context_var.reset(reset)

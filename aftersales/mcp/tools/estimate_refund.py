@@ -1,0 +1,62 @@
+"""after_sales_estimate_refund: what returning one order line would pay back, pinned as a quote."""
+
+from mcp.server.mcpserver import MCPServer
+from mcp_types import ToolAnnotations
+
+from aftersales.app import App
+from aftersales.clock import now
+from aftersales.domain.callers import READ
+from aftersales.mcp.caller import authorize
+from aftersales.mcp.errors import tool_errors
+from aftersales.mcp.fields import LineNo, OrderId, Quantity, Reason
+from aftersales.services import quotes
+from aftersales.services.views import QuoteView
+
+NAME = "after_sales_estimate_refund"
+TITLE = "Estimate a refund"
+
+
+def description(ttl_minutes: int) -> str:
+    """The model-facing description, stating the quote lifetime the server is configured with."""
+    return f"""\
+Estimate what the customer would get back for returning units of one delivered order line, and pin that estimate \
+as a quote.
+
+Use it before after_sales_create_ticket whenever money may be refunded (refund_only or return_and_refund), to tell \
+the customer the amount and the policy behind it: the item amount (unit price x quantity less the line's discount \
+share), a restocking fee when the reason is not the shop's fault, the shipping refund when it is, the total, the \
+allowed refund methods and plain-words policy notes. It also tells you when a return is not possible: order not \
+delivered, return window closed (with the date, and whether a warranty repair is still possible), or no units left \
+to return.
+
+Do not use it for exchanges or repairs (they refund nothing: call after_sales_create_ticket directly), nor to look \
+up an existing ticket (after_sales_query_ticket).
+
+It only estimates: it creates no ticket and moves no money. It stores the estimate as a quote: quotes are held for \
+{ttl_minutes} minutes, belong to the caller who asked (nobody else can use them), and their quote_id is passed to \
+after_sales_create_ticket to lock the amount. When a quote expires, call this tool again for a fresh one.
+
+Usual sequence: after_sales_estimate_refund -> tell the customer -> after_sales_create_ticket with quote_id."""
+
+
+def register(server: MCPServer, app: App) -> None:
+    """Add the tool to `server`."""
+    ttl = app.settings.quote_ttl
+
+    @server.tool(
+        name=NAME,
+        title=TITLE,
+        description=description(int(ttl.total_seconds() // 60)),
+        annotations=ToolAnnotations(
+            title=TITLE, read_only_hint=True, destructive_hint=False, idempotent_hint=False, open_world_hint=False
+        ),
+    )
+    @tool_errors
+    def after_sales_estimate_refund(
+        order_id: OrderId,
+        line_no: LineNo,
+        reason_code: Reason,
+        quantity: Quantity = 1,
+    ) -> QuoteView:
+        caller = authorize(READ, NAME)
+        return quotes.estimate_refund(app.uow(), caller, order_id, line_no, quantity, reason_code, now(), ttl)

@@ -1,0 +1,1 @@
+"""Callers and secrets: signed caller tokens and the keys behind them."""

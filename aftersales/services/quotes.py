@@ -1,0 +1,100 @@
+"""Estimating refunds, and the quote handles that pin an estimate for its owner."""
+
+import uuid
+from datetime import datetime, timedelta
+
+from aftersales.clock import as_utc, iso
+from aftersales.domain.callers import Caller
+from aftersales.domain.eligibility import (
+    allowed_refund_methods,
+    check_delivered,
+    check_quantity,
+    check_window,
+    policy_notes,
+)
+from aftersales.domain.enums import ReasonCode, TicketKind
+from aftersales.domain.errors import HandleExpired, NotFound
+from aftersales.domain.money import format_money
+from aftersales.domain.refunds import compute_refund
+from aftersales.services.lines import line_context
+from aftersales.services.views import ItemView, QuoteView
+from aftersales.storage.models import Quote
+from aftersales.storage.unit_of_work import UnitOfWork
+
+# Expired quotes stay answerable as "expired" this long before they are purged.
+EXPIRED_RETENTION = timedelta(days=7)
+
+
+def estimate_refund(
+    uow: UnitOfWork,
+    caller: Caller,
+    order_id: str,
+    line_no: int,
+    quantity: int,
+    reason: ReasonCode,
+    now: datetime,
+    ttl: timedelta,
+) -> QuoteView:
+    """Check the policy, compute the refund of returning `quantity` units, and store it as the caller's quote."""
+    with uow:
+        line = line_context(uow, order_id, line_no)
+        check_delivered(line)
+        check_window(line, TicketKind.RETURN_AND_REFUND, now)
+        check_quantity(line, quantity)
+        breakdown = compute_refund(line.facts, quantity, reason, TicketKind.RETURN_AND_REFUND)
+        quote = Quote(
+            id=str(uuid.uuid4()),
+            owner=caller.id,
+            order_id=order_id,
+            line_no=line_no,
+            quantity=quantity,
+            reason_code=reason.value,
+            currency=line.currency,
+            item_amount_minor=breakdown.item_amount_minor,
+            restocking_fee_minor=breakdown.restocking_fee_minor,
+            shipping_refund_minor=breakdown.shipping_refund_minor,
+            total_minor=breakdown.total_minor,
+            created_at=now,
+            expires_at=now + ttl,
+        )
+        uow.quotes.add(quote)
+        # Purging lazily here keeps the table small without a scheduler.
+        uow.quotes.purge_expired_before(now - EXPIRED_RETENTION)
+        uow.commit()
+        return QuoteView(
+            quote_id=quote.id,
+            expires_at=iso(quote.expires_at),
+            order_id=order_id,
+            line_no=line_no,
+            quantity=quantity,
+            reason_code=reason,
+            item=ItemView(sku=line.sku, name=line.product_name, quantity=quantity),
+            item_amount=breakdown.item_amount_minor,
+            restocking_fee=breakdown.restocking_fee_minor,
+            shipping_refund=breakdown.shipping_refund_minor,
+            total=breakdown.total_minor,
+            currency=line.currency,
+            total_display=format_money(breakdown.total_minor, line.currency),
+            refund_methods_allowed=allowed_refund_methods(line.payment_method),
+            policy_notes=policy_notes(line, reason, breakdown),
+        )
+
+
+def quote_for_use(uow: UnitOfWork, caller: Caller, quote_id: str, now: datetime, ttl: timedelta) -> Quote:
+    """The caller's unexpired quote; another caller's quote answers exactly like an unknown one."""
+    quote = uow.quotes.get_owned(quote_id, caller.id)
+    minutes = int(ttl.total_seconds() // 60)
+    if quote is None:
+        raise NotFound(
+            f'No quote "{quote_id}" is available to you.',
+            f"Quotes come from after_sales_estimate_refund, belong to the caller who asked, and are held {minutes} "
+            "minutes.",
+            "Call after_sales_estimate_refund again for a fresh quote, then retry with its quote_id.",
+        )
+    if now >= as_utc(quote.expires_at):
+        raise HandleExpired(
+            f"Quote {quote_id} expired at {as_utc(quote.expires_at):%H:%M} UTC on {as_utc(quote.expires_at):%Y-%m-%d}.",
+            f"Quotes are held {minutes} minutes.",
+            "Call after_sales_estimate_refund again for a fresh quote, then retry.",
+        )
+    return quote

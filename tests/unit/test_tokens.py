@@ -1,0 +1,55 @@
+"""Caller tokens: issue, verify, forgery, expiry and key rotation."""
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from freezegun import freeze_time
+
+from aftersales.clock import now
+from aftersales.security.tokens import InvalidToken, issue, verify
+
+OLD, NEW = "o" * 40, "n" * 40
+T0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+
+
+def test_a_token_carries_caller_scopes_issue_time_and_expiry():
+    claims = verify([OLD], issue([OLD], "support-bot", ["tickets:read"], timedelta(days=30), T0), T0)
+    assert claims.caller.id == "support-bot"
+    assert claims.caller.scopes == frozenset({"tickets:read"})
+    assert (claims.issued_at, claims.expires_at) == (T0, T0 + timedelta(days=30))
+
+
+def test_a_token_signed_with_another_key_is_refused():
+    with pytest.raises(InvalidToken, match="not signed by this server"):
+        verify([OLD], issue(["x" * 40], "support-bot", ["tickets:read"], timedelta(days=1), T0), T0)
+
+
+def test_a_tampered_token_is_refused():
+    token = issue([OLD], "support-bot", ["tickets:read"], timedelta(days=1), T0)
+    forged = token[:-3] + ("AAA" if not token.endswith("AAA") else "BBB")
+    with pytest.raises(InvalidToken):
+        verify([OLD], forged, T0)
+
+
+def test_garbage_is_refused_without_a_crash():
+    for junk in ("", "abc", "a.b.c", "e30.e30"):
+        with pytest.raises(InvalidToken):
+            verify([OLD], junk, T0)
+
+
+def test_a_token_is_valid_until_its_expiry_and_not_at_it():
+    with freeze_time(T0):
+        token = issue([OLD], "support-bot", ["tickets:read"], timedelta(hours=1), now())
+    with freeze_time(T0 + timedelta(minutes=59, seconds=59)):
+        assert verify([OLD], token, now()).caller.id == "support-bot"
+    with freeze_time(T0 + timedelta(hours=1)), pytest.raises(InvalidToken, match="expired at 2026-11-30 13:00"):
+        verify([OLD], token, now())
+
+
+def test_rotation_keeps_old_tokens_valid_while_the_new_key_signs():
+    old_token = issue([OLD], "bot", ["tickets:read"], timedelta(days=1), T0)
+    new_token = issue([NEW, OLD], "bot", ["tickets:read"], timedelta(days=1), T0)
+    assert verify([NEW, OLD], old_token, T0).caller.id == "bot"
+    assert verify([NEW], new_token, T0).caller.id == "bot"
+    with pytest.raises(InvalidToken):
+        verify([NEW], old_token, T0)
