@@ -39,9 +39,21 @@ class App:
             variable="AFTERSALES_SECRET_KEYS",
         )
 
-    def uow(self) -> UnitOfWork:
-        """A fresh unit of work."""
-        return UnitOfWork(self.session_factory)
+    @cached_property
+    def state_keys(self) -> list[str]:
+        """Keys sealing requestState: the first seals, all unseal; shared by every replica."""
+        return key_ring(
+            self.settings.state_keys,
+            env=self.settings.env,
+            data_dir=self.settings.data_dir,
+            name="state_keys",
+            variable="AFTERSALES_STATE_KEYS",
+            strict=True,
+        )
+
+    def uow(self, write: bool = False) -> UnitOfWork:
+        """A fresh unit of work; `write=True` for use cases that change data."""
+        return UnitOfWork(self.session_factory, write=write)
 
     def close(self) -> None:
         """Release database connections."""

@@ -30,6 +30,13 @@ class Settings(BaseSettings):
     secret_keys: str | None = Field(default=None, description="Comma-separated caller-token keys; first signs.")
     stdio_caller: str = Field(default="local", description="Caller id of the one local client on stdio.")
     quote_ttl: Duration = Field(default=timedelta(minutes=30), description="How long refund quotes are held.")
+    state_keys: str | None = Field(default=None, description="Comma-separated requestState keys; first seals.")
+    state_ttl: Duration = Field(default=timedelta(minutes=10), description="How long one input_required round lives.")
+    idempotency_ttl: Duration = Field(default=timedelta(hours=24), description="How long idempotency keys are kept.")
+    confirm_above_minor: int = Field(default=50000, ge=0, description="Refunds above this are confirmed by a person.")
+    review_above_minor: int = Field(default=300000, ge=0, description="Refunds above this go to manual review.")
+    review_recent_tickets: int = Field(default=3, ge=1, description="Tickets in the review window that trigger review.")
+    review_window: Duration = Field(default=timedelta(days=30), description="Window for counting recent tickets.")
 
     @cached_property
     def resolved_database_url(self) -> str:

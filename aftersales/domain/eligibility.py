@@ -17,6 +17,7 @@ class LineContext:
 
     order_id: str
     line_no: int
+    customer_id: str
     order_status: OrderStatus
     delivered_at: datetime | None
     payment_method: PaymentMethod

@@ -31,18 +31,30 @@ def internal_error(exc: BaseException) -> MCPError:
     return MCPError(INTERNAL_ERROR, f"Internal error (reference {reference}). The server log has the details.")
 
 
+def crash_to_protocol_error(fn: Callable[P, R]) -> Callable[P, R]:
+    """Wrap a sync tool or resolver: an unexpected exception becomes a -32603 with a reference id."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return fn(*args, **kwargs)
+        except (AfterSalesError, MCPError):
+            raise
+        except Exception as exc:
+            raise internal_error(exc) from None
+
+    return wrapper
+
+
 def tool_errors(fn: Callable[P, R]) -> Callable[P, R | CallToolResult]:
-    """Wrap a sync tool so domain errors are tool results and anything else is a protocol error."""
+    """Wrap a sync tool so domain errors are isError results and anything else is a protocol error."""
+    guarded = crash_to_protocol_error(fn)
 
     @functools.wraps(fn)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R | CallToolResult:
         try:
-            return fn(*args, **kwargs)
+            return guarded(*args, **kwargs)
         except AfterSalesError as error:
             return error_result(error)
-        except MCPError:
-            raise
-        except Exception as exc:
-            raise internal_error(exc) from None
 
     return wrapper

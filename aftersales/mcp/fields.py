@@ -5,10 +5,11 @@ from typing import Annotated, Any
 
 from pydantic import Field, WithJsonSchema
 
-from aftersales.domain.enums import ReasonCode, values
+from aftersales.domain.enums import ReasonCode, RefundMethod, TicketKind, values
 
 TICKET_ID_PATTERN = r"^T-\d{4}-\d{4,}$"
 ORDER_ID_PATTERN = r"^O-\d{4}-\d{6}$"
+UUID_PATTERN = r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
 
 TicketId = Annotated[
     str,
@@ -54,4 +55,53 @@ Reason = enum_field(
     "and late_delivery are the shop's fault (shipping refunded, no restocking fee); no_longer_needed and other are "
     "not.",
     "defective",
+)
+
+
+def optional_field(schema: dict[str, Any], python_type: Any, description: str, example: str) -> Any:
+    """An optional input (null or omitted) whose non-null form follows `schema`."""
+    wire = {"anyOf": [schema, {"type": "null"}], "default": None, "description": description, "examples": [example]}
+    return Annotated[python_type | None, WithJsonSchema(wire), Field(description=description, examples=[example])]
+
+
+Kind = enum_field(
+    TicketKind,
+    "What the customer wants: refund_only (money back, item kept), return_and_refund (send it back, money back), "
+    "exchange (send it back, get the same item again) or repair (warranty repair).",
+    "return_and_refund",
+)
+Description = Annotated[
+    str,
+    Field(
+        min_length=5,
+        max_length=500,
+        description="The customer's own words about the problem, 5 to 500 characters.",
+        examples=["The screen flickers and goes black after ten minutes."],
+    ),
+]
+IdempotencyKey = Annotated[
+    str,
+    Field(
+        pattern=r"^[A-Za-z0-9_-]{8,64}$",
+        description=(
+            "Make one per intended ticket, for example a UUID, and send exactly the same value on every retry of "
+            "that request (8 to 64 characters of letters, digits, _ and -). A retry with the same key never creates "
+            "a second ticket."
+        ),
+        examples=["7d0c5a52-2f7e-4a53-9a43-1b2f0e7c9d11"],
+    ),
+]
+OptionalRefundMethod = optional_field(
+    {"type": "string", "enum": values(RefundMethod)},
+    RefundMethod,
+    "Where the money goes, for refund kinds only: original_payment or store_credit. Omit it to let the server ask "
+    "the customer; never send it for exchange or repair.",
+    "original_payment",
+)
+OptionalQuoteId = optional_field(
+    {"type": "string", "pattern": UUID_PATTERN},
+    str,
+    "quote_id from after_sales_estimate_refund, to lock the refund to that estimate. It must be unexpired, yours, "
+    "and for the same order, line, quantity and reason.",
+    "6f1c2a9e-4b7d-4e0a-9c3f-2d5e8a1b7c40",
 )

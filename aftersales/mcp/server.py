@@ -1,6 +1,6 @@
 """The MCPServer named aftersales: instructions, tools and the argument gate."""
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import MCPServer, RequestStateSecurity
 
 from aftersales import __version__
 from aftersales.app import App
@@ -27,6 +27,10 @@ def build_server(app: App) -> MCPServer:
         version=__version__,
         instructions=INSTRUCTIONS,
         log_level=app.settings.log_level,
+        # Shared keys let any replica (or a restarted one) accept the state another sealed.
+        request_state_security=RequestStateSecurity(
+            keys=[key.encode() for key in app.state_keys], ttl=app.settings.state_ttl.total_seconds()
+        ),
     )
     tools.register(server, app)
     server.middleware.append(ArgumentGate(server))

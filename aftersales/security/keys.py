@@ -11,12 +11,17 @@ class KeyConfigurationError(ValueError):
     """The configured keys cannot be used; the message says how to fix it."""
 
 
-def key_ring(configured: str | None, *, env: str, data_dir: Path, name: str, variable: str) -> list[str]:
-    """The keys to use, first one signing: configured, or (development only) generated and kept on disk."""
+def key_ring(
+    configured: str | None, *, env: str, data_dir: Path, name: str, variable: str, strict: bool = False
+) -> list[str]:
+    """The keys to use, first one signing: configured, or (development only) generated and kept on disk.
+
+    Weak keys stop production; with `strict` they stop every environment (the requestState cipher needs 32 bytes).
+    """
     keys = [key.strip() for key in (configured or "").split(",") if key.strip()]
     if keys:
         weak = [index for index, key in enumerate(keys, start=1) if len(key.encode()) < MIN_KEY_BYTES]
-        if weak and env == "production":
+        if weak and (env == "production" or strict):
             raise KeyConfigurationError(
                 f"{variable}: key number {weak[0]} is shorter than {MIN_KEY_BYTES} bytes. Generate a strong one "
                 "with: python -c 'import secrets; print(secrets.token_urlsafe(48))'"

@@ -28,6 +28,7 @@ def line_context(uow: UnitOfWork, order_id: str, line_no: int) -> LineContext:
     return LineContext(
         order_id=order.id,
         line_no=line.line_no,
+        customer_id=order.customer_id,
         order_status=OrderStatus(order.status),
         delivered_at=order.delivered_at,
         payment_method=PaymentMethod(order.payment_method),

@@ -78,3 +78,17 @@ class QuoteView(BaseModel):
     total_display: str = Field(description="The total formatted for people.", examples=["¥1,299.00"])
     refund_methods_allowed: list[RefundMethod] = Field(description="Where this refund may be paid.")
     policy_notes: list[str] = Field(description="The policy behind the numbers, in plain words for the customer.")
+
+
+class CreateResult(BaseModel):
+    """The outcome of after_sales_create_ticket."""
+
+    outcome: Literal["created", "replayed", "not_created"] = Field(
+        description="created: a new ticket; replayed: this idempotency_key already created it (nothing new); "
+        "not_created: the customer declined or cancelled, nothing was stored."
+    )
+    ticket: TicketView | None = Field(
+        default=None, description="The ticket, exactly as after_sales_query_ticket shows it; absent when not created."
+    )
+    reason: str | None = Field(default=None, description="Why no ticket was created (not_created only).")
+    next_step: str = Field(description="What to tell the customer or do next, in plain words.")

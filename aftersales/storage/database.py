@@ -3,7 +3,7 @@
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.orm import Session, sessionmaker
 
 
@@ -15,12 +15,17 @@ def make_engine(url: str, **options: Any) -> Engine:
             Path(database).parent.mkdir(parents=True, exist_ok=True)
         engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30}, **options)
         event.listen(engine, "connect", _sqlite_pragmas)
+        event.listen(engine, "begin", _sqlite_begin)
         return engine
     return create_engine(url, pool_pre_ping=True, **options)
 
 
+WRITE = "aftersales_write"
+
+
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
-    """Enforce foreign keys and let readers run beside the writer (WAL)."""
+    """Enforce foreign keys, let readers run beside the writer (WAL), and let SQLAlchemy emit BEGIN itself."""
+    dbapi_connection.isolation_level = None
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute("PRAGMA journal_mode=WAL")
@@ -31,3 +36,9 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
 def make_session_factory(engine: Engine) -> sessionmaker[Session]:
     """A session factory whose objects stay readable after commit."""
     return sessionmaker(engine, expire_on_commit=False)
+
+
+def _sqlite_begin(connection: Connection) -> None:
+    """Writers take the write lock up front, so a read-then-write never fails on a stale snapshot."""
+    immediate = connection.get_execution_options().get(WRITE, False)
+    connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")

@@ -14,6 +14,8 @@ from sqlalchemy import (
     MetaData,
     String,
     Text,
+    UniqueConstraint,
+    text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
@@ -38,6 +40,7 @@ NAMING_CONVENTION = {
 }
 
 UtcDateTime = DateTime(timezone=True)
+OPEN_TICKET_CONDITION = "status NOT IN ('completed', 'rejected', 'cancelled')"
 
 
 def one_of(column: str, enum: type[StrEnum], name: str | None = None, nullable: bool = False) -> CheckConstraint:
@@ -181,6 +184,15 @@ class Ticket(Base):
         CheckConstraint("refund_total_minor >= 0", name="refund_total_non_negative"),
         Index("ix_tickets_order_id_line_no", "order_id", "line_no"),
         Index("ix_tickets_customer_id_created_at", "customer_id", "created_at"),
+        # At most one open ticket per order line, enforced by the database even under concurrent creates.
+        Index(
+            "uq_tickets_open_order_line",
+            "order_id",
+            "line_no",
+            unique=True,
+            sqlite_where=text(OPEN_TICKET_CONDITION),
+            postgresql_where=text(OPEN_TICKET_CONDITION),
+        ),
     )
 
     id: Mapped[str] = mapped_column(String(20), primary_key=True)
@@ -260,5 +272,23 @@ class Quote(Base):
     restocking_fee_minor: Mapped[int] = mapped_column(Integer)
     shipping_refund_minor: Mapped[int] = mapped_column(Integer)
     total_minor: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(UtcDateTime)
+    expires_at: Mapped[datetime] = mapped_column(UtcDateTime, index=True)
+
+
+class IdempotencyRecord(Base):
+    """One intended ticket: the caller's key, the arguments' fingerprint and the stored result."""
+
+    __tablename__ = "idempotency_records"
+    __table_args__ = (UniqueConstraint("caller", "tool", "key"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    caller: Mapped[str] = mapped_column(String(64))
+    tool: Mapped[str] = mapped_column(String(64))
+    key: Mapped[str] = mapped_column(String(64))
+    fingerprint: Mapped[str] = mapped_column(String(64))
+    arguments: Mapped[str] = mapped_column(Text)
+    result: Mapped[str | None] = mapped_column(Text)
+    ticket_id: Mapped[str | None] = mapped_column(ForeignKey("tickets.id"))
     created_at: Mapped[datetime] = mapped_column(UtcDateTime)
     expires_at: Mapped[datetime] = mapped_column(UtcDateTime, index=True)

@@ -4,13 +4,26 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from sqlalchemy import delete, func, select
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
-from aftersales.domain.enums import TicketStatus
-from aftersales.storage.models import Category, Order, OrderLine, Product, Quote, Ticket, TicketEvent
+from aftersales.domain.enums import CLOSED_STATUSES, TicketStatus
+from aftersales.storage.models import (
+    Category,
+    IdempotencyRecord,
+    Order,
+    OrderLine,
+    Product,
+    Quote,
+    Ticket,
+    TicketEvent,
+    TicketSequence,
+)
 
 # Rejected and cancelled tickets give their units back; open and completed ones hold them.
 HOLDING_STATUSES = [s.value for s in TicketStatus if s not in (TicketStatus.REJECTED, TicketStatus.CANCELLED)]
+CLOSED = [s.value for s in CLOSED_STATUSES]
 
 
 class TicketRepository:
@@ -39,6 +52,41 @@ class TicketRepository:
             Ticket.order_id == order_id, Ticket.line_no == line_no, Ticket.status.in_(HOLDING_STATUSES)
         )
         return int(self.session.scalar(query) or 0)
+
+    def open_ticket_on(self, order_id: str, line_no: int) -> str | None:
+        """The number of the line's open ticket, if any."""
+        query = select(Ticket.id).where(
+            Ticket.order_id == order_id, Ticket.line_no == line_no, Ticket.status.not_in(CLOSED)
+        )
+        return self.session.scalar(query)
+
+    def opened_since(self, customer_id: str, since: datetime) -> int:
+        """How many tickets a customer opened since `since`."""
+        query = (
+            select(func.count())
+            .select_from(Ticket)
+            .where(Ticket.customer_id == customer_id, Ticket.created_at >= since)
+        )
+        return self.session.scalar(query) or 0
+
+    def next_number(self, year: int) -> int:
+        """Take the next ticket sequence number of `year`, atomically (an upsert holds the row until commit)."""
+        table = TicketSequence.__table__
+        insert = postgresql_insert if self.session.get_bind().dialect.name == "postgresql" else sqlite_insert
+        statement = (
+            insert(table)
+            .values(year=year, last_value=1)
+            .on_conflict_do_update(index_elements=["year"], set_={"last_value": table.c.last_value + 1})
+            .returning(table.c.last_value)
+        )
+        return int(self.session.execute(statement).scalar_one())
+
+    def add(self, ticket: Ticket, events: list[TicketEvent]) -> None:
+        """Stage a new ticket and its first events."""
+        self.session.add(ticket)
+        self.session.flush()  # the ticket row must exist before its events reference it
+        self.session.add_all(events)
+        self.session.flush()
 
     def count_events(self, ticket_id: str) -> int:
         """How many events a ticket's timeline holds."""
@@ -93,3 +141,29 @@ class QuoteRepository:
     def purge_expired_before(self, cutoff: datetime) -> int:
         """Delete quotes that expired before `cutoff`; return how many."""
         return self.session.execute(delete(Quote).where(Quote.expires_at < cutoff)).rowcount or 0
+
+
+class IdempotencyRepository:
+    """Idempotency records, unique per (caller, tool, key)."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    def find(self, caller: str, tool: str, key: str, now: datetime) -> IdempotencyRecord | None:
+        """The live record for this key, if any (expired ones are treated as absent)."""
+        query = select(IdempotencyRecord).where(
+            IdempotencyRecord.caller == caller,
+            IdempotencyRecord.tool == tool,
+            IdempotencyRecord.key == key,
+            IdempotencyRecord.expires_at > now,
+        )
+        return self.session.scalar(query)
+
+    def claim(self, record: IdempotencyRecord) -> None:
+        """Insert the record now, so a concurrent call with the same key waits on (or fails) the constraint."""
+        self.session.add(record)
+        self.session.flush()
+
+    def purge_expired(self, now: datetime) -> int:
+        """Delete expired records; a key is free again once its record has expired."""
+        return self.session.execute(delete(IdempotencyRecord).where(IdempotencyRecord.expires_at <= now)).rowcount or 0

@@ -5,7 +5,14 @@ from typing import Self
 
 from sqlalchemy.orm import Session, sessionmaker
 
-from aftersales.storage.repositories import CatalogRepository, OrderRepository, QuoteRepository, TicketRepository
+from aftersales.storage.database import WRITE
+from aftersales.storage.repositories import (
+    CatalogRepository,
+    IdempotencyRepository,
+    OrderRepository,
+    QuoteRepository,
+    TicketRepository,
+)
 
 
 class UnitOfWork:
@@ -16,16 +23,22 @@ class UnitOfWork:
     orders: OrderRepository
     catalog: CatalogRepository
     quotes: QuoteRepository
+    idempotency: IdempotencyRepository
 
-    def __init__(self, session_factory: sessionmaker[Session]) -> None:
+    def __init__(self, session_factory: sessionmaker[Session], write: bool = False) -> None:
         self._session_factory = session_factory
+        self._write = write
 
     def __enter__(self) -> Self:
         self.session = self._session_factory()
+        if self._write:
+            # On SQLite this begins with BEGIN IMMEDIATE (see storage.database); elsewhere it is a no-op hint.
+            self.session.connection(execution_options={WRITE: True})
         self.tickets = TicketRepository(self.session)
         self.orders = OrderRepository(self.session)
         self.catalog = CatalogRepository(self.session)
         self.quotes = QuoteRepository(self.session)
+        self.idempotency = IdempotencyRepository(self.session)
         return self
 
     def __exit__(

@@ -192,7 +192,6 @@ def upgrade() -> None:
         batch_op.create_index("ix_ticket_events_ticket_id_occurred_at", ["ticket_id", "occurred_at"], unique=False)
 
 
-
 def downgrade() -> None:
     """Revert this revision."""
     with op.batch_alter_table("ticket_events", schema=None) as batch_op:

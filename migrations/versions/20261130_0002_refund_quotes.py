@@ -58,7 +58,6 @@ def upgrade() -> None:
         batch_op.create_index(batch_op.f("ix_quotes_expires_at"), ["expires_at"], unique=False)
 
 
-
 def downgrade() -> None:
     """Revert this revision."""
     with op.batch_alter_table("quotes", schema=None) as batch_op:

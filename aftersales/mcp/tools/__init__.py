@@ -3,10 +3,11 @@
 from mcp.server.mcpserver import MCPServer
 
 from aftersales.app import App
-from aftersales.mcp.tools import estimate_refund, query_ticket
+from aftersales.mcp.tools import create_ticket, estimate_refund, query_ticket
 
 
 def register(server: MCPServer, app: App) -> None:
     """Add every tool, in the order tools/list shows them."""
     query_ticket.register(server, app)
     estimate_refund.register(server, app)
+    create_ticket.register(server, app)

@@ -59,4 +59,4 @@ def register(server: MCPServer, app: App) -> None:
         quantity: Quantity = 1,
     ) -> QuoteView:
         caller = authorize(READ, NAME)
-        return quotes.estimate_refund(app.uow(), caller, order_id, line_no, quantity, reason_code, now(), ttl)
+        return quotes.estimate_refund(app.uow(write=True), caller, order_id, line_no, quantity, reason_code, now(), ttl)

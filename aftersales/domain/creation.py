@@ -1,0 +1,136 @@
+"""Rules for opening a ticket: method, quote, open tickets, review and confirmation."""
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from aftersales.domain.enums import ReasonCode, RefundMethod, TicketKind
+from aftersales.domain.errors import RuleViolation
+from aftersales.domain.money import format_money
+
+
+@dataclass(frozen=True)
+class TicketRequest:
+    """What the caller asked for; `arguments()` is what idempotency fingerprints."""
+
+    order_id: str
+    line_no: int
+    quantity: int
+    kind: TicketKind
+    reason: ReasonCode
+    description: str
+    refund_method: RefundMethod | None
+    quote_id: str | None
+    idempotency_key: str
+
+    def arguments(self) -> dict[str, Any]:
+        """The call's arguments with defaults applied, minus the key itself."""
+        values = asdict(self)
+        values.pop("idempotency_key")
+        values["reason_code"] = values.pop("reason")
+        return {name: (value.value if hasattr(value, "value") else value) for name, value in values.items()}
+
+    def fingerprint(self) -> str:
+        """SHA-256 of the canonical JSON of `arguments()`."""
+        canonical = json.dumps(self.arguments(), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def differing_fields(stored: dict[str, Any], current: dict[str, Any]) -> list[str]:
+    """Argument names whose values differ between two calls, in a stable order."""
+    return sorted(name for name in stored.keys() | current.keys() if stored.get(name) != current.get(name))
+
+
+def idempotency_conflict(key: str, fields: list[str], stored: dict[str, Any], current: dict[str, Any]) -> RuleViolation:
+    """The error for a key reused with different arguments."""
+    changes = "; ".join(f"{name}: first {stored.get(name)!r}, now {current.get(name)!r}" for name in fields)
+    return RuleViolation(
+        f'idempotency_key "{key}" was already used for a different request ({changes}).',
+        "One key stands for one intended ticket; a retry must send exactly the same arguments.",
+        "To retry the first request, send its original arguments. For a different ticket, make a new key "
+        "(for example a fresh UUID).",
+    )
+
+
+def check_refund_method(kind: TicketKind, method: RefundMethod | None, allowed: list[RefundMethod]) -> None:
+    """Exchanges and repairs take no method; refund methods must be allowed for the order's payment."""
+    if not kind.refunds and method is not None:
+        raise RuleViolation(
+            f"refund_method {method.value!r} was given for a {kind.value} ticket.",
+            "Only refund_only and return_and_refund tickets pay money back; exchanges and repairs take no method.",
+            "Call again without refund_method.",
+        )
+    if method is not None and method not in allowed:
+        options = ", ".join(m.value for m in allowed)
+        raise RuleViolation(
+            f"refund_method {method.value!r} is not available for this order.",
+            f"This order can be refunded to: {options} (gift-card payments come back as store credit).",
+            f"Ask the customer to choose {options}, or omit refund_method to let them choose.",
+        )
+
+
+def check_quote(quote: dict[str, Any], request: TicketRequest) -> None:
+    """A quote locks an amount only for the exact line, quantity and reason it was made for."""
+    if not request.kind.refunds:
+        raise RuleViolation(
+            f"quote_id {request.quote_id} was given for a {request.kind.value} ticket.",
+            "Quotes lock refund amounts; exchanges and repairs refund nothing.",
+            "Call again without quote_id.",
+        )
+    wanted = {
+        "order_id": request.order_id,
+        "line_no": request.line_no,
+        "quantity": request.quantity,
+        "reason_code": request.reason.value,
+    }
+    fields = differing_fields({k: quote[k] for k in wanted}, wanted)
+    if fields:
+        changes = "; ".join(f"{name}: quote {quote[name]!r}, request {wanted[name]!r}" for name in fields)
+        raise RuleViolation(
+            f"Quote {request.quote_id} does not match this request ({changes}).",
+            "A quote locks the amount only for the order line, quantity and reason it was estimated for.",
+            "Call after_sales_estimate_refund with the request's values for a matching quote, or send the "
+            "quote's values.",
+        )
+
+
+def check_no_open_ticket(open_ticket_id: str | None, order_id: str, line_no: int) -> None:
+    """One open ticket per order line."""
+    if open_ticket_id is None:
+        return
+    raise RuleViolation(
+        f"Order {order_id} line {line_no} already has an open ticket, {open_ticket_id}.",
+        "An order line can have only one open ticket at a time.",
+        f"Do not create another; call after_sales_query_ticket with ticket_id {open_ticket_id} and tell the "
+        "customer where it stands.",
+    )
+
+
+def missing_refund_method(kind: TicketKind, allowed: list[RefundMethod]) -> RuleViolation:
+    """The error when a refund kind has no method and the client cannot ask the person."""
+    options = " or ".join(m.value for m in allowed)
+    return RuleViolation(
+        f"No refund_method was given for a {kind.value} ticket, and this client cannot show the customer a form.",
+        "Refund tickets need to know where the money goes.",
+        f"Ask the customer whether they want {options}, then call again with refund_method and the same "
+        "idempotency_key.",
+    )
+
+
+def needs_review(total_minor: int, review_above_minor: int, recent_tickets: int, recent_limit: int) -> bool:
+    """A specialist reviews large refunds and customers who opened many tickets lately."""
+    return total_minor > review_above_minor or recent_tickets >= recent_limit
+
+
+def confirmation_message(item: str, quantity: int, total_minor: int, currency: str, method: RefundMethod | None) -> str:
+    """The question a person confirms before a large refund ticket is opened."""
+    where = {
+        RefundMethod.ORIGINAL_PAYMENT: "to the original payment method",
+        RefundMethod.STORE_CREDIT: "as store credit",
+        None: "to the refund method chosen in the other question",
+    }[method]
+    return (
+        f"Open a refund ticket for {quantity} x {item}, refunding {format_money(total_minor, currency)} {where}? "
+        "Please confirm with the customer."
+    )

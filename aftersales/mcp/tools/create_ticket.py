@@ -1,0 +1,199 @@
+"""after_sales_create_ticket: open a ticket once per idempotency key, asking the person what only they know."""
+
+from typing import Annotated
+
+from mcp.server.mcpserver import Context, Elicit, ElicitationResult, MCPServer, Resolve
+from mcp.server.mcpserver.resolve import AcceptedElicitation
+from mcp_types import ToolAnnotations
+
+from aftersales.app import App
+from aftersales.clock import now
+from aftersales.domain.callers import WRITE
+from aftersales.domain.creation import TicketRequest, confirmation_message, missing_refund_method
+from aftersales.domain.enums import ReasonCode, RefundMethod, TicketKind
+from aftersales.domain.errors import AfterSalesError
+from aftersales.domain.money import format_money
+from aftersales.mcp.caller import authorize
+from aftersales.mcp.errors import crash_to_protocol_error, error_result, tool_errors
+from aftersales.mcp.fields import (
+    Description,
+    IdempotencyKey,
+    Kind,
+    LineNo,
+    OptionalQuoteId,
+    OptionalRefundMethod,
+    OrderId,
+    Quantity,
+    Reason,
+)
+from aftersales.mcp.forms import ConfirmForm, RefundMethodForm, can_elicit
+from aftersales.services import creation
+from aftersales.services.creation import Assessment, CreationPolicy, Decisions
+from aftersales.services.views import CreateResult
+
+NAME = "after_sales_create_ticket"
+TITLE = "Open an after-sales ticket"
+
+
+def description(policy: CreationPolicy) -> str:
+    """The model-facing description, with the configured thresholds."""
+    confirm = format_money(policy.confirm_above_minor, "CNY")
+    review = format_money(policy.review_above_minor, "CNY")
+    hours = int(policy.idempotency_ttl.total_seconds() // 3600)
+    return f"""\
+Open an after-sales ticket for one line of a delivered order: refund_only, return_and_refund, exchange or repair.
+
+Use it once the customer has said what they want and you know the order line; for refunds, call \
+after_sales_estimate_refund first and pass its quote_id to lock the amount the customer was told. Do not use it to \
+check on an existing ticket (after_sales_query_ticket), and do not open a second ticket for a line that has an \
+open one: the server refuses and names the open ticket.
+
+Side effects: creates a ticket and starts the shop's after-sales process (not destructive: nothing is deleted or \
+paid out immediately). Refunds above {review}, or for customers with {policy.review_recent_tickets}+ tickets in \
+{policy.review_window.days} days, start under manual review instead of approved.
+
+Retries are safe: send one idempotency_key per intended ticket and reuse it on every retry; the same key with the \
+same arguments returns the first result with outcome "replayed" and creates nothing; the same key with other \
+arguments is refused. Keys are kept {hours} hours.
+
+The server may ask the person directly, mid-call: for the refund method when refund_method is omitted, and for a \
+confirmation when the refund is above {confirm}. If they decline or cancel, the outcome is "not_created". If this \
+client cannot show forms, pass refund_method yourself after asking the customer.
+
+Usual sequence: after_sales_estimate_refund -> tell the customer -> after_sales_create_ticket -> tell them the \
+ticket number and next step."""
+
+
+def register(server: MCPServer, app: App) -> None:
+    """Add the tool to `server`."""
+    settings = app.settings
+    policy = CreationPolicy(
+        quote_ttl=settings.quote_ttl,
+        idempotency_ttl=settings.idempotency_ttl,
+        confirm_above_minor=settings.confirm_above_minor,
+        review_above_minor=settings.review_above_minor,
+        review_recent_tickets=settings.review_recent_tickets,
+        review_window=settings.review_window,
+    )
+
+    def request_of(
+        order_id: str,
+        line_no: int,
+        kind: TicketKind,
+        reason_code: ReasonCode,
+        description: str,
+        idempotency_key: str,
+        quantity: int,
+        refund_method: RefundMethod | None,
+        quote_id: str | None,
+    ) -> TicketRequest:
+        return TicketRequest(
+            order_id=order_id,
+            line_no=line_no,
+            quantity=quantity,
+            kind=kind,
+            reason=reason_code,
+            description=description,
+            refund_method=refund_method,
+            quote_id=quote_id,
+            idempotency_key=idempotency_key,
+        )
+
+    @crash_to_protocol_error
+    def assessment(
+        order_id: str,
+        line_no: int,
+        kind: TicketKind,
+        reason_code: ReasonCode,
+        description: str,
+        idempotency_key: str,
+        quantity: int,
+        refund_method: RefundMethod | None,
+        quote_id: str | None,
+    ) -> Assessment:
+        """Check the caller and the rules before anyone is asked anything (re-runs every round)."""
+        try:
+            caller = authorize(WRITE, NAME)
+        except AfterSalesError as error:
+            return Assessment(error=error)
+        request = request_of(
+            order_id, line_no, kind, reason_code, description, idempotency_key, quantity, refund_method, quote_id
+        )
+        return creation.preflight(app.uow(), caller, request, now(), policy)
+
+    def ask_method(
+        checked: Annotated[Assessment, Resolve(assessment)], ctx: Context
+    ) -> Elicit[RefundMethodForm] | None:
+        """Ask where the refund goes, when only the person can say and the client can show a form."""
+        if not checked.needs_method or not can_elicit(ctx):
+            return None
+        assert checked.line is not None
+        return Elicit(
+            f"Where should the refund for {checked.line.product_name} (order {checked.line.order_id}) go?",
+            RefundMethodForm,
+        )
+
+    def ask_confirmation(
+        checked: Annotated[Assessment, Resolve(assessment)], quantity: int, ctx: Context
+    ) -> Elicit[ConfirmForm] | None:
+        """Ask a person to confirm a large refund, in the same round as the method question."""
+        if not checked.needs_confirmation(policy) or not can_elicit(ctx):
+            return None
+        assert checked.line is not None and checked.breakdown is not None
+        total, line = checked.breakdown.total_minor, checked.line
+        return Elicit(
+            confirmation_message(line.product_name, quantity, total, line.currency, checked.method), ConfirmForm
+        )
+
+    @server.tool(
+        name=NAME,
+        title=TITLE,
+        description=description(policy),
+        annotations=ToolAnnotations(
+            title=TITLE, read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+        ),
+    )
+    @tool_errors
+    def after_sales_create_ticket(
+        order_id: OrderId,
+        line_no: LineNo,
+        kind: Kind,
+        reason_code: Reason,
+        description: Description,
+        idempotency_key: IdempotencyKey,
+        checked: Annotated[Assessment, Resolve(assessment)],
+        method_answer: Annotated[ElicitationResult[RefundMethodForm], Resolve(ask_method)],
+        confirm_answer: Annotated[ElicitationResult[ConfirmForm], Resolve(ask_confirmation)],
+        quantity: Quantity = 1,
+        refund_method: OptionalRefundMethod = None,
+        quote_id: OptionalQuoteId = None,
+    ) -> CreateResult:
+        if checked.error is not None:
+            return error_result(checked.error)  # type: ignore[return-value]
+        if checked.replay is not None:
+            return checked.replay
+        decisions = Decisions(method=checked.method)
+        if checked.needs_method:
+            if not isinstance(method_answer, AcceptedElicitation):
+                return creation.not_created(f"The customer {_past(method_answer.action)} choosing a refund method.")
+            if method_answer.data is None:
+                raise missing_refund_method(kind, checked.allowed_methods)
+            decisions = Decisions(method=RefundMethod(method_answer.data.refund_method))
+        if checked.needs_confirmation(policy):
+            if not isinstance(confirm_answer, AcceptedElicitation):
+                return creation.not_created(f"The customer {_past(confirm_answer.action)} the refund confirmation.")
+            if confirm_answer.data is None:
+                decisions = Decisions(method=decisions.method, confirmation="host")
+            elif not confirm_answer.data.confirm:
+                return creation.not_created("The customer did not confirm the refund.")
+            else:
+                decisions = Decisions(method=decisions.method, confirmation="person")
+        caller = authorize(WRITE, NAME)
+        request = request_of(
+            order_id, line_no, kind, reason_code, description, idempotency_key, quantity, refund_method, quote_id
+        )
+        return creation.create_ticket(app.uow(write=True), caller, request, decisions, now(), policy)
+
+
+def _past(action: str) -> str:
+    return {"decline": "declined", "cancel": "cancelled"}.get(action, action)
