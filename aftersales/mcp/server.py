@@ -12,8 +12,11 @@ After-sales tools for an online shop: refunds, returns, exchanges and repairs of
 
 Usual flow: when a customer asks about an existing ticket, call after_sales_query_ticket with the ticket number \
 and tell them the stage and the next step with its date. When they want money back for a delivered item, call \
-after_sales_estimate_refund for that order line first: it checks the return window and remaining quantity, shows \
-the amount and the policy behind it, and returns a quote_id you can use to lock the amount.
+after_sales_estimate_refund for that order line first and tell them the amount and the policy behind it. When they \
+agree, call after_sales_create_ticket with the quote_id and one idempotency_key for this intended ticket, reusing the \
+key on every retry. For an exchange or a repair, call after_sales_create_ticket directly. The server may ask the \
+person for the refund method or a confirmation mid-call; let it, rather than guessing. Finally tell the customer the \
+ticket number and the next step.
 
 Amounts are integer minor units (fen for CNY) with a display string; times are UTC. Errors say what was wrong, \
 the rule, and what to do next: follow them instead of retrying unchanged."""

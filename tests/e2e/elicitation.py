@@ -1,0 +1,39 @@
+"""Scripted people for elicitation tests: they answer forms the way a test says, and remember what they saw."""
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcp_types import ElicitRequestFormParams, ElicitResult
+
+
+@dataclass
+class Person:
+    """An elicitation callback: accepts, declines or cancels, choosing a method and a confirmation."""
+
+    action: str = "accept"
+    method: str = "store_credit"
+    confirm: bool = True
+    seen: list[ElicitRequestFormParams] = field(default_factory=list)
+
+    async def __call__(self, _context: Any, params: ElicitRequestFormParams) -> ElicitResult:
+        self.seen.append(params)
+        if self.action != "accept":
+            return ElicitResult(action=self.action)
+        fields = params.requested_schema["properties"]
+        content = {"refund_method": self.method} if "refund_method" in fields else {"confirm": self.confirm}
+        return ElicitResult(action="accept", content=content)
+
+    @property
+    def questions(self) -> list[str]:
+        """The fields asked, in order (refund_method, confirm)."""
+        return [name for params in self.seen for name in params.requested_schema["properties"]]
+
+
+def answers_for(input_requests: dict[str, Any], method: str = "store_credit", confirm: bool = True) -> dict[str, Any]:
+    """Input responses for a round of input_required questions, keyed as the server keyed them."""
+    responses = {}
+    for key, request in input_requests.items():
+        fields = request.params.requested_schema["properties"]
+        content = {"refund_method": method} if "refund_method" in fields else {"confirm": confirm}
+        responses[key] = ElicitResult(action="accept", content=content)
+    return responses

@@ -1,0 +1,242 @@
+"""after_sales_create_ticket through the real MCP client: elicitation on both revisions, requestState, replay."""
+
+import uuid
+from datetime import timedelta
+
+import anyio
+import pytest
+from freezegun import freeze_time
+from mcp.shared.exceptions import MCPError
+from mcp_types import InputRequiredResult
+from sqlalchemy import func, select
+
+from aftersales.domain.callers import ALL_SCOPES, Caller
+from aftersales.storage.models import Ticket
+from tests.e2e.elicitation import Person, answers_for
+from tests.e2e.helpers import connect
+
+pytestmark = pytest.mark.anyio
+TOOL = "after_sales_create_ticket"
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def tickets(app) -> int:
+    with app.uow() as uow:
+        return uow.session.scalar(select(func.count()).select_from(Ticket))
+
+
+def args(order_id: str, **changes) -> dict:
+    return {
+        "order_id": order_id,
+        "line_no": 1,
+        "kind": "return_and_refund",
+        "reason_code": "defective",
+        "description": "It stopped working after two days.",
+        "idempotency_key": str(uuid.uuid4()),
+    } | changes
+
+
+async def test_a_return_without_a_method_asks_for_method_and_confirmation_then_creates_one_ticket(
+    server, app, mode, stories
+):
+    person, before = Person(method="original_payment"), tickets(app)
+    async with connect(server, mode, elicitation_callback=person) as client:
+        result = await client.call_tool(TOOL, args(stories["vip_laptop_recent"]["order_id"]))
+        created = result.structured_content
+        shown = await client.call_tool("after_sales_query_ticket", {"ticket_id": created["ticket"]["ticket_id"]})
+    assert created["outcome"] == "created" and tickets(app) == before + 1
+    assert person.questions == ["refund_method", "confirm"]
+    method_field = person.seen[0].requested_schema["properties"]["refund_method"]
+    assert [option["title"] for option in method_field["oneOf"]] == [
+        "Back to the card or wallet used to pay",
+        "Store credit, usable right away",
+    ]
+    assert "¥12,999.00" in person.seen[1].message and "ThinkPad" in person.seen[1].message
+    assert shown.structured_content == created["ticket"]
+    assert created["ticket"]["refund"]["method"] == "original_payment"
+    assert "confirmed the refund of ¥12,999.00" in str(created["ticket"]["timeline"])
+
+
+@pytest.mark.parametrize("action", ["decline", "cancel"])
+async def test_declining_or_cancelling_creates_nothing_and_says_not_to_retry(server, app, mode, stories, action):
+    before = tickets(app)
+    async with connect(server, mode, elicitation_callback=Person(action=action)) as client:
+        result = await client.call_tool(TOOL, args(stories["cheap_tshirts_in_window"]["order_id"]))
+    outcome = result.structured_content
+    assert not result.is_error and outcome["outcome"] == "not_created" and outcome["ticket"] is None
+    assert (
+        f"{action}" in outcome["reason"]
+        and "Do not retry unless the customer changes their mind" in (outcome["next_step"])
+    )
+    assert tickets(app) == before
+
+
+async def test_a_person_who_does_not_tick_the_confirmation_gets_no_ticket(server, app, mode, stories):
+    before = tickets(app)
+    async with connect(server, mode, elicitation_callback=Person(confirm=False)) as client:
+        result = await client.call_tool(
+            TOOL, args(stories["vip_laptop_recent"]["order_id"], refund_method="store_credit")
+        )
+    assert result.structured_content["outcome"] == "not_created" and tickets(app) == before
+
+
+async def test_a_small_refund_asks_only_for_the_method_and_a_given_method_asks_only_to_confirm(server, mode, stories):
+    small, large = Person(), Person()
+    async with connect(server, mode, elicitation_callback=small) as client:
+        await client.call_tool(TOOL, args(stories["cheap_tshirts_in_window"]["order_id"]))
+    async with connect(server, mode, elicitation_callback=large) as client:
+        await client.call_tool(TOOL, args(stories["vip_laptop_recent"]["order_id"], refund_method="store_credit"))
+    assert small.questions == ["refund_method"]
+    assert large.questions == ["confirm"] and "as store credit" in large.seen[0].message
+
+
+async def test_exchanges_and_repairs_ask_nothing(server, mode, stories):
+    person = Person()
+    async with connect(server, mode, elicitation_callback=person) as client:
+        result = await client.call_tool(
+            TOOL, args(stories["laptop_past_window_in_warranty"]["order_id"], kind="repair")
+        )
+    assert result.structured_content["outcome"] == "created" and person.seen == []
+
+
+async def test_a_client_without_elicitation_is_asked_for_the_method_and_never_receives_a_form(
+    server, app, mode, stories
+):
+    before = tickets(app)
+    async with connect(server, mode) as client:
+        result = await client.call_tool(TOOL, args(stories["vip_laptop_recent"]["order_id"]))
+    assert result.is_error and "Ask the customer whether they want" in result.content[0].text
+    assert "refund_method" in result.content[0].text and tickets(app) == before
+
+
+async def test_without_elicitation_a_large_refund_is_created_and_the_timeline_says_the_host_confirmed(
+    server, mode, stories
+):
+    async with connect(server, mode) as client:
+        result = await client.call_tool(
+            TOOL, args(stories["vip_laptop_recent"]["order_id"], refund_method="original_payment")
+        )
+    timeline = result.structured_content["ticket"]["timeline"]
+    assert any("left to the host application" in event["note"] for event in timeline)
+
+
+async def test_the_same_key_replays_the_same_ticket_and_creates_nothing(server, app, mode, stories):
+    call = args(stories["cheap_tshirts_in_window"]["order_id"], refund_method="store_credit")
+    async with connect(server, mode) as client:
+        first = (await client.call_tool(TOOL, call)).structured_content
+        count = tickets(app)
+        again = (await client.call_tool(TOOL, call)).structured_content
+    assert (again["outcome"], again["ticket"]["ticket_id"]) == ("replayed", first["ticket"]["ticket_id"])
+    assert tickets(app) == count
+
+
+async def test_both_questions_come_in_one_input_required_round(server, app, stories):
+    call, before = args(stories["vip_laptop_recent"]["order_id"]), tickets(app)
+    async with connect(server, elicitation_callback=Person()) as client:
+        first = await client.session.call_tool(TOOL, call, allow_input_required=True)
+        assert isinstance(first, InputRequiredResult) and first.result_type == "input_required"
+        assert len(first.input_requests) == 2 and tickets(app) == before  # a round that asks creates nothing
+        done = await client.session.call_tool(
+            TOOL,
+            call,
+            input_responses=answers_for(first.input_requests),
+            request_state=first.request_state,
+            allow_input_required=True,
+        )
+    assert done.structured_content["outcome"] == "created" and tickets(app) == before + 1
+
+
+async def first_round(client, call):
+    first = await client.session.call_tool(TOOL, call, allow_input_required=True)
+    assert isinstance(first, InputRequiredResult)
+    return first
+
+
+async def test_a_tampered_request_state_is_refused_with_invalid_params(server, app, stories):
+    call = args(stories["vip_laptop_recent"]["order_id"])
+    async with connect(server, elicitation_callback=Person()) as client:
+        first = await first_round(client, call)
+        state = first.request_state
+        tampered = state[:-5] + ("A" if state[-5] != "A" else "B") + state[-4:]
+        before = tickets(app)
+        with pytest.raises(MCPError) as refused:
+            await client.session.call_tool(
+                TOOL,
+                call,
+                input_responses=answers_for(first.input_requests),
+                request_state=tampered,
+                allow_input_required=True,
+            )
+    assert refused.value.error.code == -32602 and tickets(app) == before
+
+
+async def test_changing_the_quantity_between_rounds_is_refused_with_invalid_params(server, app, stories):
+    call = args(stories["headphones_in_window_qty3"]["order_id"])
+    async with connect(server, elicitation_callback=Person()) as client:
+        first = await first_round(client, call)
+        before = tickets(app)
+        with pytest.raises(MCPError) as refused:
+            await client.session.call_tool(
+                TOOL,
+                call | {"quantity": 2},
+                input_responses=answers_for(first.input_requests),
+                request_state=first.request_state,
+                allow_input_required=True,
+            )
+    assert refused.value.error.code == -32602 and tickets(app) == before
+
+
+async def test_a_request_state_older_than_ten_minutes_is_refused(server, app, stories):
+    call = args(stories["vip_laptop_recent"]["order_id"])
+    with freeze_time("2026-12-01 10:00:00", real_asyncio=True) as frozen:
+        async with connect(server, elicitation_callback=Person()) as client:
+            first = await first_round(client, call)
+            frozen.tick(timedelta(minutes=10, seconds=1))
+            with pytest.raises(MCPError) as refused:
+                await client.session.call_tool(
+                    TOOL,
+                    call,
+                    input_responses=answers_for(first.input_requests),
+                    request_state=first.request_state,
+                    allow_input_required=True,
+                )
+    assert refused.value.error.code == -32602
+
+
+async def test_a_request_state_presented_by_another_caller_is_refused(server, app, stories):
+    call = args(stories["vip_laptop_recent"]["order_id"])
+    async with connect(server, elicitation_callback=Person()) as client:
+        first = await first_round(client, call)
+    async with connect(
+        server, caller=Caller("mallory-bot", frozenset(ALL_SCOPES)), elicitation_callback=Person()
+    ) as thief:
+        with pytest.raises(MCPError) as refused:
+            await thief.session.call_tool(
+                TOOL,
+                call,
+                input_responses=answers_for(first.input_requests),
+                request_state=first.request_state,
+                allow_input_required=True,
+            )
+    assert refused.value.error.code == -32602
+
+
+async def test_twenty_concurrent_calls_sharing_a_key_name_one_ticket(server, app, stories):
+
+    call = args(stories["cheap_tshirts_in_window"]["order_id"], refund_method="store_credit")
+    before, results = tickets(app), []
+    async with connect(server) as client:
+
+        async def one() -> None:
+            results.append((await client.call_tool(TOOL, call)).structured_content)
+
+        async with anyio.create_task_group() as group:
+            for _ in range(20):
+                group.start_soon(one)
+    assert tickets(app) == before + 1
+    assert len({r["ticket"]["ticket_id"] for r in results}) == 1 and len(results) == 20
+    assert sorted(r["outcome"] for r in results) == ["created"] + ["replayed"] * 19

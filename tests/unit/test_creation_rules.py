@@ -1,0 +1,82 @@
+"""Rules for opening tickets, without a database."""
+
+import pytest
+
+from aftersales.domain.creation import (
+    TicketRequest,
+    check_no_open_ticket,
+    check_quote,
+    check_refund_method,
+    confirmation_message,
+    differing_fields,
+    needs_review,
+)
+from aftersales.domain.enums import ReasonCode, RefundMethod, TicketKind
+from aftersales.domain.errors import RuleViolation
+
+BOTH = [RefundMethod.ORIGINAL_PAYMENT, RefundMethod.STORE_CREDIT]
+
+
+def request(**changes) -> TicketRequest:
+    values = dict(
+        order_id="O-2026-000001",
+        line_no=1,
+        quantity=1,
+        kind=TicketKind.RETURN_AND_REFUND,
+        reason=ReasonCode.DEFECTIVE,
+        description="Broken on arrival",
+        refund_method=None,
+        quote_id=None,
+        idempotency_key="key-00000001",
+    )
+    return TicketRequest(**(values | changes))
+
+
+def test_the_fingerprint_covers_every_argument_but_the_key():
+    assert request().fingerprint() == request(idempotency_key="another-key-1").fingerprint()
+    assert request().fingerprint() != request(quantity=2).fingerprint()
+    assert request().arguments()["reason_code"] == "defective"
+
+
+def test_differing_fields_are_named_in_a_stable_order():
+    assert differing_fields(request().arguments(), request(quantity=2, line_no=3).arguments()) == [
+        "line_no",
+        "quantity",
+    ]
+
+
+def test_exchanges_and_repairs_take_no_refund_method():
+    with pytest.raises(RuleViolation, match="Call again without refund_method"):
+        check_refund_method(TicketKind.EXCHANGE, RefundMethod.STORE_CREDIT, [])
+
+
+def test_a_method_the_order_cannot_refund_to_is_refused_with_the_options():
+    with pytest.raises(RuleViolation, match="can be refunded to: store_credit"):
+        check_refund_method(TicketKind.REFUND_ONLY, RefundMethod.ORIGINAL_PAYMENT, [RefundMethod.STORE_CREDIT])
+    check_refund_method(TicketKind.REFUND_ONLY, RefundMethod.ORIGINAL_PAYMENT, BOTH)
+
+
+def test_a_quote_for_another_quantity_or_reason_does_not_match_and_says_which():
+    quote = {"order_id": "O-2026-000001", "line_no": 1, "quantity": 2, "reason_code": "damaged"}
+    with pytest.raises(RuleViolation, match="quantity: quote 2, request 1; reason_code: quote 'damaged'"):
+        check_quote(quote, request(quote_id="q"))
+    check_quote(quote | {"quantity": 1, "reason_code": "defective"}, request(quote_id="q"))
+
+
+def test_an_open_ticket_on_the_line_is_named_with_the_tool_to_use():
+    with pytest.raises(RuleViolation, match="already has an open ticket, T-2026-0007.*after_sales_query_ticket"):
+        check_no_open_ticket("T-2026-0007", "O-2026-000001", 1)
+    check_no_open_ticket(None, "O-2026-000001", 1)
+
+
+@pytest.mark.parametrize(
+    ("total", "recent", "review"),
+    [(300000, 0, False), (300001, 0, True), (100, 2, False), (100, 3, True)],
+)
+def test_large_refunds_and_busy_customers_go_to_manual_review(total, recent, review):
+    assert needs_review(total, 300000, recent, 3) is review
+
+
+def test_the_confirmation_states_item_amount_and_method():
+    text = confirmation_message("Dyson V15", 1, 499000, "CNY", RefundMethod.STORE_CREDIT)
+    assert "1 x Dyson V15" in text and "¥4,990.00" in text and "as store credit" in text
