@@ -21,7 +21,14 @@ class App:
     @cached_property
     def engine(self) -> Engine:
         """The database engine."""
-        return make_engine(self.settings.resolved_database_url)
+        settings = self.settings
+        return make_engine(
+            settings.resolved_database_url,
+            statement_timeout_ms=int(settings.db_statement_timeout.total_seconds() * 1000),
+            pool_size=settings.db_pool_size,
+            max_overflow=settings.db_max_overflow,
+            pool_timeout=settings.db_pool_timeout.total_seconds(),
+        )
 
     @cached_property
     def session_factory(self) -> sessionmaker[Session]:

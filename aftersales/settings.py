@@ -27,6 +27,12 @@ class Settings(BaseSettings):
     host: str = "127.0.0.1"
     port: int = 8000
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    db_pool_size: int = Field(default=10, ge=1, description="Connections kept open per process.")
+    db_max_overflow: int = Field(default=10, ge=0, description="Extra connections allowed under burst.")
+    db_pool_timeout: Duration = Field(default=timedelta(seconds=10), description="Wait for a free connection.")
+    db_statement_timeout: Duration = Field(default=timedelta(seconds=15), description="PostgreSQL statement limit.")
+    allowed_hosts: str = Field(default="", description="Comma-separated Host headers accepted off loopback.")
+    allowed_origins: str = Field(default="", description="Comma-separated Origin headers accepted off loopback.")
     secret_keys: str | None = Field(default=None, description="Comma-separated caller-token keys; first signs.")
     stdio_caller: str = Field(default="local", description="Caller id of the one local client on stdio.")
     quote_ttl: Duration = Field(default=timedelta(minutes=30), description="How long refund quotes are held.")

@@ -1,11 +1,15 @@
-"""Shared fixtures: a migrated, seeded database per test, copied from one template."""
+"""Shared fixtures: every database-facing test runs on SQLite and on PostgreSQL, each from a seeded template."""
 
+import itertools
+import os
 import shutil
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Engine
+from sqlalchemy import Engine, text
+from sqlalchemy.engine import make_url
 
 from aftersales.app import App
 from aftersales.bootstrap import baseline_path, prepare
@@ -13,8 +17,12 @@ from aftersales.seeding import dataset
 from aftersales.seeding.generator import World
 from aftersales.settings import REPO_ROOT, Settings
 from aftersales.storage.database import make_engine
+from tests.support import postgres
 
 SEED_DIR = REPO_ROOT / "seed"
+BACKENDS = ["sqlite", "postgresql"]
+TEMPLATE = "aftersales_template"
+_numbers = itertools.count()
 
 
 @pytest.fixture(scope="session")
@@ -24,7 +32,7 @@ def baseline() -> World:
 
 
 @pytest.fixture(scope="session")
-def template_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A SQLite file migrated to head and loaded with the baseline, built once per run."""
     path = tmp_path_factory.mktemp("template") / "aftersales.db"
     engine = make_engine(f"sqlite:///{path}")
@@ -33,17 +41,76 @@ def template_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+@pytest.fixture(scope="session")
+def postgres_admin_url() -> Iterator[str]:
+    """A PostgreSQL server URL: AFTERSALES_TEST_POSTGRES_URL, or a throwaway server started for this run."""
+    configured = os.environ.get("AFTERSALES_TEST_POSTGRES_URL")
+    if configured:
+        yield configured
+        return
+    server = postgres.start()
+    try:
+        yield server.url
+    finally:
+        server.stop()
+
+
+def _admin(url: str) -> Engine:
+    """An autocommit engine for CREATE/DROP DATABASE."""
+    return make_engine(url, isolation_level="AUTOCOMMIT")
+
+
+@pytest.fixture(scope="session")
+def postgres_template(postgres_admin_url: str) -> str:
+    """A database migrated and seeded once; each test gets a copy made with CREATE DATABASE ... TEMPLATE."""
+    admin = _admin(postgres_admin_url)
+    with admin.connect() as connection:
+        connection.execute(text(f"DROP DATABASE IF EXISTS {TEMPLATE} WITH (FORCE)"))
+        connection.execute(text(f"CREATE DATABASE {TEMPLATE}"))
+    admin.dispose()
+    url = make_url(postgres_admin_url).set(database=TEMPLATE).render_as_string(hide_password=False)
+    engine = make_engine(url)
+    prepare(engine, SEED_DIR)
+    engine.dispose()
+    return url
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest) -> str:
+    """Which database this test runs on."""
+    return request.param
+
+
+@pytest.fixture
+def database_url(backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A private, seeded database for one test on the chosen backend."""
+    if backend == "sqlite":
+        copy = tmp_path / "aftersales.db"
+        shutil.copyfile(request.getfixturevalue("sqlite_template"), copy)
+        yield f"sqlite:///{copy}"
+        return
+    template_url = make_url(request.getfixturevalue("postgres_template"))
+    name = f"aftersales_test_{os.getpid()}_{next(_numbers)}"
+    admin = _admin(request.getfixturevalue("postgres_admin_url"))
+    with admin.connect() as connection:
+        connection.execute(text(f"CREATE DATABASE {name} TEMPLATE {template_url.database}"))
+    try:
+        yield template_url.set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as connection:
+            connection.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+        admin.dispose()
+
+
 def settings_for(url: str, tmp_path: Path) -> Settings:
     """Settings pointing at `url`, with a private data dir."""
     return Settings(database_url=url, data_dir=tmp_path / "var", seed_dir=SEED_DIR)
 
 
 @pytest.fixture
-def app(template_db: Path, tmp_path: Path) -> Iterator[App]:
+def app(database_url: str, tmp_path: Path) -> Iterator[App]:
     """An App on a private copy of the seeded database."""
-    copy = tmp_path / "aftersales.db"
-    shutil.copyfile(template_db, copy)
-    application = App(settings_for(f"sqlite:///{copy}", tmp_path))
+    application = App(settings_for(database_url, tmp_path))
     yield application
     application.close()
 
@@ -55,9 +122,28 @@ def engine(app: App) -> Engine:
 
 
 @pytest.fixture
-def empty_engine(tmp_path: Path) -> Iterator[Engine]:
-    """An engine on a fresh, empty SQLite file."""
-    engine = make_engine(f"sqlite:///{tmp_path / 'empty.db'}")
+def empty_url(backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A URL to a fresh, empty database on the chosen backend."""
+    if backend == "sqlite":
+        yield f"sqlite:///{tmp_path / 'empty.db'}"
+        return
+    admin_url = make_url(request.getfixturevalue("postgres_admin_url"))
+    name = f"aftersales_empty_{os.getpid()}_{next(_numbers)}"
+    admin = _admin(admin_url.render_as_string(hide_password=False))
+    with admin.connect() as connection:
+        connection.execute(text(f"CREATE DATABASE {name}"))
+    try:
+        yield admin_url.set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as connection:
+            connection.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+        admin.dispose()
+
+
+@pytest.fixture
+def empty_engine(empty_url: str) -> Iterator[Engine]:
+    """An engine on a fresh, empty database."""
+    engine = make_engine(empty_url)
     yield engine
     engine.dispose()
 
@@ -66,3 +152,28 @@ def empty_engine(tmp_path: Path) -> Iterator[Engine]:
 def stories(baseline: World) -> dict[str, dict[str, str]]:
     """Story records by key (see seed/README.md)."""
     return baseline.stories
+
+
+_outcomes: Counter[tuple[str, str]] = Counter()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
+    """Remember each test's outcome under its backend, for the per-backend summary."""
+    report = yield
+    callspec = getattr(item, "callspec", None)
+    chosen = callspec.params.get("backend") if callspec else None
+    if chosen is None:
+        chosen = "postgresql" if "postgres_template" in getattr(item, "fixturenames", ()) else "no database"
+    if report.when == "call" or (report.when == "setup" and report.outcome != "passed"):
+        _outcomes[(chosen, report.outcome)] += 1
+    return report
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Print how many tests ran on each backend."""
+    backends = sorted({name for name, _ in _outcomes})
+    terminalreporter.section("tests per backend")
+    for name in backends:
+        counts = ", ".join(f"{_outcomes[(name, outcome)]} {outcome}" for outcome in ("passed", "failed", "skipped"))
+        terminalreporter.write_line(f"backend {name} ran these tests: {counts}")

@@ -7,7 +7,7 @@ from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.orm import Session, sessionmaker
 
 
-def make_engine(url: str, **options: Any) -> Engine:
+def make_engine(url: str, statement_timeout_ms: int | None = None, **options: Any) -> Engine:
     """Create an engine, with the pragmas SQLite needs to honour constraints and concurrency."""
     if url.startswith("sqlite"):
         database = url.split("///", 1)[-1]
@@ -17,7 +17,8 @@ def make_engine(url: str, **options: Any) -> Engine:
         event.listen(engine, "connect", _sqlite_pragmas)
         event.listen(engine, "begin", _sqlite_begin)
         return engine
-    return create_engine(url, pool_pre_ping=True, **options)
+    connect_args = {"options": f"-c statement_timeout={statement_timeout_ms}"} if statement_timeout_ms else {}
+    return create_engine(url, pool_pre_ping=True, connect_args=connect_args, **options)
 
 
 WRITE = "aftersales_write"

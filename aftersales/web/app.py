@@ -2,6 +2,7 @@
 
 import anyio
 from mcp.server.mcpserver import MCPServer
+from mcp.server.transport_security import TransportSecuritySettings
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -9,6 +10,7 @@ from starlette.responses import JSONResponse
 
 from aftersales.app import App
 from aftersales.mcp.server import build_server
+from aftersales.settings import Settings
 from aftersales.storage.migrate import current_revision, head_revision
 from aftersales.web.auth import BearerAuth
 
@@ -23,6 +25,23 @@ def readiness(app: App) -> tuple[bool, str]:
     if current != head:
         return False, f"database at revision {current or 'none'}, code expects {head}; run `aftersales db upgrade`"
     return True, "ready"
+
+
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def transport_security(settings: Settings) -> TransportSecuritySettings | None:
+    """DNS-rebinding protection: the SDK's loopback defaults, or the configured hosts and origins elsewhere."""
+    if settings.host in LOOPBACK:
+        return None  # the SDK protects loopback binds itself
+    hosts = [h.strip() for h in settings.allowed_hosts.split(",") if h.strip()]
+    if not hosts:
+        raise ValueError(
+            f"AFTERSALES_ALLOWED_HOSTS is empty but the server binds {settings.host}. List the Host headers clients "
+            "use (for example aftersales.example.com,aftersales:8000) so DNS-rebinding protection stays on."
+        )
+    origins = [o.strip() for o in settings.allowed_origins.split(",") if o.strip()]
+    return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins)
 
 
 def create_web_app(app: App, server: MCPServer | None = None) -> Starlette:
@@ -41,6 +60,8 @@ def create_web_app(app: App, server: MCPServer | None = None) -> Starlette:
             {"status": "ready" if ready else "not_ready", "detail": reason}, status_code=200 if ready else 503
         )
 
-    web = server.streamable_http_app(streamable_http_path="/mcp", host=app.settings.host)
+    web = server.streamable_http_app(
+        streamable_http_path="/mcp", host=app.settings.host, transport_security=transport_security(app.settings)
+    )
     web.add_middleware(BearerAuth, keys=app.caller_keys)
     return web

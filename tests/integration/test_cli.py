@@ -15,16 +15,16 @@ def row_counts(url: str) -> dict[str, int]:
     return counts
 
 
-def test_db_upgrade_then_current_reports_head(tmp_path, monkeypatch, capsys):
-    monkeypatch.setenv("AFTERSALES_DATABASE_URL", f"sqlite:///{tmp_path / 'cli.db'}")
+def test_db_upgrade_then_current_reports_head(empty_url, monkeypatch, capsys):
+    monkeypatch.setenv("AFTERSALES_DATABASE_URL", empty_url)
     assert main(["db", "current"]) == 1
     assert main(["db", "upgrade"]) == 0
     assert main(["db", "current"]) == 0
     assert "head" in capsys.readouterr().out
 
 
-def test_seed_load_twice_leaves_every_table_the_same_and_reset_restores_it(tmp_path, monkeypatch):
-    url = f"sqlite:///{tmp_path / 'cli.db'}"
+def test_seed_load_twice_leaves_every_table_the_same_and_reset_restores_it(empty_url, monkeypatch):
+    url = empty_url
     monkeypatch.setenv("AFTERSALES_DATABASE_URL", url)
     assert main(["seed", "load"]) == 0
     first = row_counts(url)

@@ -1,0 +1,77 @@
+"""Concurrent creates and estimates: one ticket per key, consecutive numbers, never more units than bought."""
+
+import random
+from datetime import timedelta
+
+from sqlalchemy import func, select
+
+from aftersales.clock import as_utc, now
+from aftersales.domain.enums import ReasonCode, RefundMethod, TicketKind
+from aftersales.domain.errors import AfterSalesError
+from aftersales.services.quotes import estimate_refund
+from aftersales.storage.models import Order, Ticket
+from tests.integration.test_create_ticket import ALICE, POLICY, create, request, run_concurrently, ticket_count
+
+CALLS = 50
+
+
+def repairable_lines(app, count: int) -> list[tuple[str, int]]:
+    """(order, line) pairs inside their warranty with no ticket yet."""
+    found = []
+    with app.uow() as uow:
+        for order in uow.session.scalars(select(Order).where(Order.status == "delivered").order_by(Order.id.desc())):
+            for line in order.lines:
+                product, age = line.product, now() - as_utc(order.delivered_at)
+                in_warranty = age < timedelta(days=30 * product.warranty_months - 2)
+                if product.repairable and in_warranty and uow.tickets.committed_quantity(order.id, line.line_no) == 0:
+                    found.append((order.id, line.line_no))
+            if len(found) >= count:
+                return found[:count]
+    raise AssertionError(f"only {len(found)} repairable lines")
+
+
+def test_fifty_concurrent_creates_with_one_key_give_one_ticket(app, stories):
+    req = request(stories["cheap_tshirts_in_window"]["order_id"], refund_method=RefundMethod.STORE_CREDIT)
+    before = ticket_count(app)
+    results = run_concurrently(CALLS, lambda _: create(app, req))
+    assert not [r for r in results if isinstance(r, Exception)], results
+    assert len({r.ticket.ticket_id for r in results}) == 1
+    assert ticket_count(app) == before + 1
+
+
+def test_fifty_concurrent_creates_on_fifty_lines_get_unique_consecutive_numbers(app):
+    lines = repairable_lines(app, CALLS)
+
+    def open_repair(index: int):
+        order_id, line_no = lines[index]
+        return create(app, request(order_id, line_no=line_no, kind=TicketKind.REPAIR, refund_method=None))
+
+    results = run_concurrently(CALLS, open_repair)
+    assert not [r for r in results if isinstance(r, Exception)], [r for r in results if isinstance(r, Exception)]
+    numbers = sorted(int(r.ticket.ticket_id.rsplit("-", 1)[1]) for r in results)
+    assert numbers == list(range(numbers[0], numbers[0] + CALLS))
+
+
+def test_concurrent_estimates_and_creates_never_cover_more_units_than_were_bought(app, stories):
+    order_id = stories["headphones_in_window_qty3"]["order_id"]
+    chooser = random.Random(7)
+    plan = [(chooser.choice(["estimate", "create"]), chooser.randint(1, 3)) for _ in range(CALLS)]
+
+    def act(index: int):
+        action, quantity = plan[index]
+        if action == "estimate":
+            return estimate_refund(
+                app.uow(write=True), ALICE, order_id, 1, quantity, ReasonCode.DAMAGED, now(), POLICY.quote_ttl
+            )
+        return create(app, request(order_id, quantity=quantity))
+
+    results = run_concurrently(CALLS, act)
+    unexpected = [r for r in results if isinstance(r, Exception) and not isinstance(r, AfterSalesError)]
+    assert not unexpected, unexpected
+    with app.uow() as uow:
+        held = uow.session.scalar(
+            select(func.coalesce(func.sum(Ticket.quantity), 0)).where(
+                Ticket.order_id == order_id, Ticket.status.not_in(["rejected", "cancelled"])
+            )
+        )
+    assert 1 <= held <= 3

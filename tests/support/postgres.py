@@ -1,0 +1,102 @@
+"""A throwaway PostgreSQL server for the test run: initdb in a temp dir, a free loopback port, stopped at the end.
+
+Used when AFTERSALES_TEST_POSTGRES_URL is not set. Installs Debian's server package with apt-get only when no
+PostgreSQL binaries are found. PostgreSQL refuses to run as root, so as root the server runs as a system user.
+"""
+
+import glob
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+SERVICE_USER = "postgres"
+
+
+@dataclass
+class PostgresServer:
+    """A running server; `url` reaches its `postgres` database as the superuser."""
+
+    bin_dir: Path
+    data_dir: Path
+    port: int
+    run_as: str | None
+
+    @property
+    def url(self) -> str:
+        return f"postgresql+psycopg://{self.superuser}@127.0.0.1:{self.port}/postgres"
+
+    @property
+    def superuser(self) -> str:
+        return self.run_as or pwd.getpwuid(os.getuid()).pw_name
+
+    def stop(self) -> None:
+        """Stop the server (fast shutdown) and delete its files."""
+        self._run(["pg_ctl", "-D", str(self.data_dir), "-m", "fast", "-w", "stop"], check=False)
+        shutil.rmtree(self.data_dir.parent, ignore_errors=True)
+
+    def _run(self, argv: list[str], check: bool = True) -> subprocess.CompletedProcess[str]:
+        command = [str(self.bin_dir / argv[0]), *argv[1:]]
+        if self.run_as:
+            command = ["runuser", "-u", self.run_as, "--", *command]
+        return subprocess.run(command, check=check, capture_output=True, text=True, timeout=120)
+
+
+def find_bin_dir() -> Path | None:
+    """The newest installed PostgreSQL server's bin directory, if any."""
+    candidates = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"), key=lambda p: int(p.split("/")[4]))
+    if candidates:
+        return Path(candidates[-1]).parent
+    initdb = shutil.which("initdb")
+    return Path(initdb).resolve().parent if initdb else None
+
+
+def install_server() -> Path:
+    """apt-get install the server package (only when no binaries exist)."""
+    if os.geteuid() != 0 or not shutil.which("apt-get"):
+        raise RuntimeError("PostgreSQL is not installed and cannot be installed here; set AFTERSALES_TEST_POSTGRES_URL")
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    subprocess.run(["apt-get", "update", "-qq"], check=True, env=env, timeout=600)
+    subprocess.run(["apt-get", "install", "-y", "-qq", "postgresql"], check=True, env=env, timeout=900)
+    found = find_bin_dir()
+    if found is None:
+        raise RuntimeError("apt-get installed postgresql but no initdb was found")
+    return found
+
+
+def free_port() -> int:
+    """A free TCP port on 127.0.0.1."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start() -> PostgresServer:
+    """initdb and start a server on a free port; the caller must `stop()` it."""
+    bin_dir = find_bin_dir() or install_server()
+    run_as = SERVICE_USER if os.geteuid() == 0 else None
+    root = Path(tempfile.mkdtemp(prefix="aftersales-pg-"))
+    data_dir = root / "data"
+    if run_as:
+        shutil.chown(root, user=run_as)
+        root.chmod(0o700)
+    server = PostgresServer(bin_dir=bin_dir, data_dir=data_dir, port=free_port(), run_as=run_as)
+    server._run(
+        ["initdb", "-D", str(data_dir), "-U", server.superuser, "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync"]
+    )
+    options = (
+        f"-p {server.port} -c listen_addresses=127.0.0.1 -k {root} -c fsync=off -c synchronous_commit=off "
+        "-c full_page_writes=off -c max_connections=200"
+    )
+    started = server._run(
+        ["pg_ctl", "-D", str(data_dir), "-o", options, "-l", str(root / "log"), "-w", "start"], check=False
+    )
+    if started.returncode != 0:
+        log = (root / "log").read_text() if (root / "log").exists() else started.stderr
+        shutil.rmtree(root, ignore_errors=True)
+        raise RuntimeError(f"PostgreSQL did not start: {log[-2000:]}")
+    return server
