@@ -23,9 +23,9 @@ def is_empty(engine: Engine) -> bool:
         return (connection.scalar(select(func.count()).select_from(Customer)) or 0) == 0
 
 
-def prepare(engine: Engine, seed_dir: Path) -> loader.LoadReport | None:
-    """Migrate to head and load the baseline into an empty database; report what was loaded."""
+def prepare(engine: Engine, seed_dir: Path, seed_when_empty: bool = True) -> loader.LoadReport | None:
+    """Migrate to head and (unless told not to) load the baseline into an empty database; report what was loaded."""
     migrate.upgrade(engine)
-    if is_empty(engine):
+    if seed_when_empty and is_empty(engine):
         return loader.load(engine, dataset.read(baseline_path(seed_dir)), now())
     return None

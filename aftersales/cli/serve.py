@@ -33,7 +33,7 @@ Connect with the Python SDK:
         headers = {{"Authorization": f"Bearer {{os.environ['AFTERSALES_TOKEN']}}"}}
         transport = streamable_http_client("{url}", http_client=httpx2.AsyncClient(headers=headers))
         async with Client(transport) as client:
-            result = await client.call_tool("after_sales_query_ticket", {{"ticket_id": "T-2026-0351"}})
+            result = await client.call_tool("after_sales_query_ticket", {{"ticket_id": "T-2026-0357"}})
             print(result.structured_content)
 
     asyncio.run(main())
@@ -60,8 +60,10 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         level=settings.log_level, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s %(message)s"
     )
     app = App(settings)
-    keys = [] if args.stdio else app.caller_keys  # production stops here when keys are missing or weak
-    report = prepare(app.engine, settings.seed_dir)
+    # Keys are checked before anything touches the database: a misconfigured production start changes nothing.
+    keys = [] if args.stdio else app.caller_keys
+    _ = app.state_keys
+    report = prepare(app.engine, settings.seed_dir, seed_when_empty=settings.env == "development")
     say = lambda text: print(text, file=sys.stderr, flush=True)  # noqa: E731  stdout belongs to stdio clients
     where = settings.resolved_database_url.split("@")[-1]
     say(

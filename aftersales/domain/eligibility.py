@@ -30,7 +30,7 @@ class LineContext:
     return_window_days: int
     warranty_months: int
     facts: LineFacts
-    committed_quantity: int  # units in open or completed tickets on this line
+    committed_quantity: int  # units in open tickets, or refunded by completed ones, on this line
 
     @property
     def returnable_quantity(self) -> int:
@@ -119,10 +119,10 @@ def check_quantity(line: LineContext, quantity: int) -> None:
     if quantity <= line.returnable_quantity:
         return
     raise RuleViolation(
-        f"Quantity {quantity} is more than the {line.returnable_quantity} unit(s) of {line.sku} still returnable "
-        f"on order {line.order_id} line {line.line_no}.",
-        f"The customer bought {line.facts.quantity}; {line.committed_quantity} are already in open or completed "
-        "tickets.",
+        f"Quantity {quantity} is more than the {line.returnable_quantity} unit(s) of {line.sku} still available "
+        f"for after-sales service on order {line.order_id} line {line.line_no}.",
+        f"The customer bought {line.facts.quantity}; {line.committed_quantity} are in open tickets or already "
+        "refunded.",
         f"Ask the customer how many of the remaining {line.returnable_quantity} unit(s) they mean, then call again.",
     )
 

@@ -49,6 +49,11 @@ def next_step(
     if status is TicketStatus.APPROVED and kind is TicketKind.REFUND_ONLY:
         return f"The refund of {money} is issued by {due}."
     if status in (TicketStatus.APPROVED, TicketStatus.AWAITING_RETURN):
+        # An approved ticket's label goes out first; the 14 days to ship run from then.
+        if status is TicketStatus.APPROVED:
+            due = (as_utc(status_since) + STATUS_SLA[status] + STATUS_SLA[TicketStatus.AWAITING_RETURN]).strftime(
+                "%Y-%m-%d"
+            )
         purpose = {
             TicketKind.RETURN_AND_REFUND: f"the refund of {money} follows once it arrives",
             TicketKind.EXCHANGE: "a replacement ships once it arrives",

@@ -5,10 +5,11 @@ three-part message that lists every problem in the call. Unknown tools are a pro
 """
 
 import json
-from collections.abc import Mapping
+import re
+from collections.abc import Iterator, Mapping
 from typing import Any
 
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import MCPServer
@@ -21,34 +22,81 @@ class ArgumentGate:
 
     def __init__(self, server: MCPServer) -> None:
         self._server = server
-        self._validators: dict[str, Draft202012Validator] | None = None
+        self._validators: dict[str, Any] | None = None
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
         """Check tools/call requests; pass everything else through."""
         if ctx.method != "tools/call" or not isinstance(ctx.params, Mapping):
             return await call_next(ctx)
         name, arguments = ctx.params.get("name"), ctx.params.get("arguments") or {}
-        validators = await self._load()
-        validator = validators.get(name) if isinstance(name, str) else None
+        compiled = await self._load()
+        validator = compiled.get(name) if isinstance(name, str) else None
         if validator is None:
-            known = ", ".join(sorted(validators))
+            known = ", ".join(sorted(compiled))
             raise MCPError(INVALID_PARAMS, f"Unknown tool: {name!r}. The tools of this server are: {known}.")
         problems = describe_problems(validator, arguments)
         if problems:
             return invalid_arguments_result(name, problems)
-        return await call_next(ctx)
+        return rewrite_sdk_error(name, await call_next(ctx))
 
-    async def _load(self) -> dict[str, Draft202012Validator]:
+    async def _load(self) -> dict[str, Any]:
         """Compile each tool's inputSchema once, closed to unknown fields."""
         if self._validators is None:
             tools = await self._server.list_tools()
             self._validators = {
-                tool.name: Draft202012Validator({**tool.input_schema, "additionalProperties": False}) for tool in tools
+                tool.name: AnchoredValidator({**tool.input_schema, "additionalProperties": False}) for tool in tools
             }
         return self._validators
 
 
-def describe_problems(validator: Draft202012Validator, arguments: Any) -> list[str]:
+def _anchored_pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterator[ValidationError]:
+    """`pattern` as pydantic applies it: a trailing `$` means the end of the text, not before a final newline."""
+    if not isinstance(instance, str):
+        return
+    found = re.search(pattern, instance)
+    if found is None or (pattern.endswith("$") and found.end() != len(instance)):
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+# The validator the schema implies, with pydantic's reading of patterns so the two can never disagree.
+AnchoredValidator = validators.extend(Draft202012Validator, {"pattern": _anchored_pattern})
+
+# Failures the SDK words itself (a resolver refusing a form answer, say) name internals; these replace them.
+SDK_FAILURES = (
+    (
+        "elicitation",
+        "The person's answer in the form was empty or not one of the offered choices.",
+        "The form accepts only the options it lists.",
+        "Call the tool again with the same arguments so the person is asked again, or pass the value yourself "
+        "after asking the customer.",
+    ),
+    (
+        "validation error",
+        "One of the arguments was not accepted.",
+        "Each field must match its pattern, enum and bounds in the tool's input schema.",
+        "Check the fields against the schema and call again.",
+    ),
+)
+UNKNOWN_FAILURE = (
+    "The call could not be completed.",
+    "Nothing was changed.",
+    "Retry once; if it fails again, tell the customer the request cannot be processed right now.",
+)
+
+
+def rewrite_sdk_error(tool: str, result: HandlerResult) -> HandlerResult:
+    """Replace an SDK-worded isError text (it names internals) with a three-part message."""
+    if not isinstance(result, dict) or not result.get("isError"):
+        return result
+    content = result.get("content") or []
+    text = content[0].get("text", "") if content and isinstance(content[0], dict) else ""
+    if not text.startswith("Error executing tool "):
+        return result
+    parts = next((tuple(parts) for marker, *parts in SDK_FAILURES if marker in text.lower()), UNKNOWN_FAILURE)
+    return {**result, "content": [{"type": "text", "text": f"{tool}: " + " ".join(parts)}]}
+
+
+def describe_problems(validator: Any, arguments: Any) -> list[str]:
     """One sentence per problem, in field order, each naming the field, the value and the rule."""
     if not isinstance(arguments, Mapping):
         return [f"arguments: received {_show(arguments)}; the arguments must be a JSON object of named fields."]

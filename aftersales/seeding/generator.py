@@ -21,10 +21,12 @@ from aftersales.domain.refunds import LineFacts, compute_refund
 from aftersales.seeding.catalog import CUSTOMER_WORDS, GIVEN_NAMES, PRODUCTS, SURNAMES
 from aftersales.seeding.stories import STORIES, Story
 from aftersales.seeding.timelines import timeline_for
+from aftersales.settings import Settings
 
 ANCHOR = datetime(2026, 11, 30, tzinfo=UTC)
 DEFAULT_SEED = 20261130
 CURRENCY = "CNY"
+REVIEW_ABOVE_MINOR = Settings.model_fields["review_above_minor"].default
 WINDOWS = {policy.code: policy.return_window_days for policy in CATEGORY_POLICIES}
 FEES = {policy.code: policy.restocking_fee_bps for policy in CATEGORY_POLICIES}
 
@@ -255,7 +257,12 @@ class _Builder:
             restocking_fee_bps=FEES[product["category_code"]],
         )
         breakdown = compute_refund(facts, quantity, reason, kind)
-        events = timeline_for(kind, status, created, self.rng, ANCHOR)
+        # Mirrors the live policy: large refunds are reviewed; so is anything that ended up under review or rejected.
+        reviewed = breakdown.total_minor > REVIEW_ABOVE_MINOR or status in (
+            TicketStatus.UNDER_REVIEW,
+            TicketStatus.REJECTED,
+        )
+        events = timeline_for(kind, status, created, self.rng, ANCHOR, reviewed)
         ticket = {
             "id": "",  # numbered by creation time in finish()
             "order_id": order,

@@ -10,7 +10,8 @@ Event = tuple[datetime, EventType, str, str]
 
 _CREATED: Step = (EventType.CREATED, "customer", "Ticket opened by the customer.", 0)
 _REVIEW: Step = (EventType.REVIEW_STARTED, "system", "Queued for a specialist's review.", 0.5)
-_APPROVED: Step = (EventType.APPROVED, "agent", "Request approved.", 20)
+_APPROVED: Step = (EventType.APPROVED, "agent", "Request approved after review.", 20)
+_AUTO_APPROVED: Step = (EventType.APPROVED, "system", "Approved automatically under the after-sales policy.", 0.01)
 _LABEL: Step = (EventType.RETURN_LABEL_SENT, "system", "Prepaid return label sent to the customer.", 1)
 _RECEIVED: Step = (EventType.PARCEL_RECEIVED, "warehouse", "Return parcel received and inspected.", 70)
 
@@ -27,13 +28,13 @@ _AFTER_RETURN: dict[TicketKind, list[tuple[Step, TicketStatus | None]]] = {
 }
 
 
-def _path(kind: TicketKind) -> list[tuple[Step, TicketStatus | None]]:
+def _path(kind: TicketKind, reviewed: bool) -> list[tuple[Step, TicketStatus | None]]:
     """Every step of a kind's happy path, each tagged with the status it leaves the ticket in."""
-    steps: list[tuple[Step, TicketStatus | None]] = [
-        (_CREATED, None),
-        (_REVIEW, TicketStatus.UNDER_REVIEW),
-        (_APPROVED, TicketStatus.APPROVED),
-    ]
+    steps: list[tuple[Step, TicketStatus | None]] = [(_CREATED, None)]
+    if reviewed:
+        steps += [(_REVIEW, TicketStatus.UNDER_REVIEW), (_APPROVED, TicketStatus.APPROVED)]
+    else:
+        steps += [(_AUTO_APPROVED, TicketStatus.APPROVED)]
     if kind is TicketKind.REFUND_ONLY:
         steps += [
             ((EventType.REFUND_ISSUED, "system", "Refund issued.", 4), TicketStatus.REFUNDING),
@@ -45,26 +46,30 @@ def _path(kind: TicketKind) -> list[tuple[Step, TicketStatus | None]]:
     return steps
 
 
-def _steps_to(kind: TicketKind, status: TicketStatus) -> list[Step]:
+def _steps_to(kind: TicketKind, status: TicketStatus, reviewed: bool) -> list[Step]:
     """The steps up to the one that leaves the ticket in `status` (or a closing step)."""
-    path = _path(kind)
     if status is TicketStatus.REJECTED:
-        return [step for step, _ in path[:2]] + [
-            (EventType.REJECTED, "agent", "Rejected: the photos show wear beyond normal use.", 26)
+        return [
+            _CREATED,
+            _REVIEW,
+            (EventType.REJECTED, "agent", "Rejected: the photos show wear beyond normal use.", 26),
         ]
     if status is TicketStatus.CANCELLED:
-        return [step for step, _ in path[:2]] + [
-            (EventType.CANCELLED, "customer", "Cancelled at the customer's request.", 8)
-        ]
+        opening = [_CREATED, _REVIEW] if reviewed else [_CREATED, _AUTO_APPROVED]
+        return [*opening, (EventType.CANCELLED, "customer", "Cancelled at the customer's request.", 8)]
+    path = _path(kind, reviewed or status is TicketStatus.UNDER_REVIEW)
     end = max(i for i, (_, reached) in enumerate(path) if reached is status)
     return [step for step, _ in path[: end + 1]]
 
 
 def timeline_for(
-    kind: TicketKind, status: TicketStatus, created: datetime, rng: random.Random, anchor: datetime
+    kind: TicketKind, status: TicketStatus, created: datetime, rng: random.Random, anchor: datetime, reviewed: bool
 ) -> list[Event]:
-    """Events in time order from `created`, squeezed so the last falls before `anchor`."""
-    steps = _steps_to(kind, status)
+    """Events in time order from `created`, squeezed so the last falls before `anchor`.
+
+    `reviewed` says whether the policy sent the ticket to a specialist; otherwise it was approved automatically.
+    """
+    steps = _steps_to(kind, status, reviewed)
     gaps = [hours * rng.uniform(0.6, 1.4) for *_, hours in steps]
     room = (anchor - timedelta(hours=1) - created).total_seconds() / 3600
     scale = min(1.0, room / sum(gaps)) if sum(gaps) > 0 else 1.0

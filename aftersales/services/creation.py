@@ -97,11 +97,16 @@ def preflight(
 
 
 def assess(
-    uow: UnitOfWork, caller: Caller, request: TicketRequest, now: datetime, policy: CreationPolicy
+    uow: UnitOfWork,
+    caller: Caller,
+    request: TicketRequest,
+    now: datetime,
+    policy: CreationPolicy,
+    key_claimed: bool = False,
 ) -> Assessment:
     """Check every rule and work out the amounts; errors are returned, not raised."""
     try:
-        record = uow.idempotency.find(caller.id, TOOL, request.idempotency_key, now)
+        record = None if key_claimed else uow.idempotency.find(caller.id, TOOL, request.idempotency_key, now)
         if record is not None:
             return Assessment(replay=_replay(record, request))
         line = line_context(uow, request.order_id, request.line_no)
@@ -174,12 +179,20 @@ def create_ticket(
     try:
         with uow:
             uow.idempotency.purge_expired(now)
-            assessment = assess(uow, caller, request, now, policy)
-            if assessment.replay is not None:
-                return assessment.replay
+            existing = uow.idempotency.find(caller.id, TOOL, request.idempotency_key, now)
+            if existing is not None:
+                return _replay(existing, request)
+            # Claim the key before checking any rule: a concurrent call with the same key now waits on (or fails)
+            # the unique constraint instead of racing us through the rules. A broken rule rolls the claim back.
+            record = _claim(uow, caller, request, now, policy)
+            assessment = assess(uow, caller, request, now, policy, key_claimed=True)
             if assessment.error is not None:
                 raise assessment.error
             result = _insert(uow, caller, request, assessment, decisions, now, policy)
+            record.result, record.ticket_id = (
+                result.model_dump_json(),
+                result.ticket.ticket_id if result.ticket else None,
+            )
             uow.commit()
             return result
     except IntegrityError:
@@ -198,23 +211,10 @@ def create_ticket(
         ) from None
 
 
-def _insert(
-    uow: UnitOfWork,
-    caller: Caller,
-    request: TicketRequest,
-    assessment: Assessment,
-    decisions: Decisions,
-    now: datetime,
-    policy: CreationPolicy,
-) -> CreateResult:
-    """Claim the key, number the ticket, write it with its first events, and store the result under the key."""
-    line, breakdown = assessment.line, assessment.breakdown
-    assert line is not None and breakdown is not None
-    method = request.refund_method or decisions.method or assessment.method
-    if request.kind.refunds and method is None:
-        raise missing_refund_method(request.kind, assessment.allowed_methods)
-    check_refund_method(request.kind, method, assessment.allowed_methods)
-    # The key is claimed first, so a concurrent call with the same key blocks here rather than after numbering.
+def _claim(
+    uow: UnitOfWork, caller: Caller, request: TicketRequest, now: datetime, policy: CreationPolicy
+) -> IdempotencyRecord:
+    """Insert the key's record, result still empty, inside the creating transaction."""
     record = IdempotencyRecord(
         caller=caller.id,
         tool=TOOL,
@@ -226,6 +226,25 @@ def _insert(
         expires_at=now + policy.idempotency_ttl,
     )
     uow.idempotency.claim(record)
+    return record
+
+
+def _insert(
+    uow: UnitOfWork,
+    caller: Caller,
+    request: TicketRequest,
+    assessment: Assessment,
+    decisions: Decisions,
+    now: datetime,
+    policy: CreationPolicy,
+) -> CreateResult:
+    """Number the ticket and write it with its first events."""
+    line, breakdown = assessment.line, assessment.breakdown
+    assert line is not None and breakdown is not None
+    method = request.refund_method or decisions.method or assessment.method
+    if request.kind.refunds and method is None:
+        raise missing_refund_method(request.kind, assessment.allowed_methods)
+    check_refund_method(request.kind, method, assessment.allowed_methods)
     recent = uow.tickets.opened_since(line.customer_id, now - policy.review_window)
     review = needs_review(breakdown.total_minor, policy.review_above_minor, recent, policy.review_recent_tickets)
     ticket = Ticket(
@@ -255,8 +274,6 @@ def _insert(
         ticket=view,
         next_step=f"Tell the customer their ticket number is {ticket.id}. {view.next_step}",
     )
-    record.result, record.ticket_id = result.model_dump_json(), ticket.id
-    uow.session.flush()
     return result
 
 

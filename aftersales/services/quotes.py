@@ -82,7 +82,7 @@ def estimate_refund(
 
 def quote_for_use(uow: UnitOfWork, caller: Caller, quote_id: str, now: datetime, ttl: timedelta) -> Quote:
     """The caller's unexpired quote; another caller's quote answers exactly like an unknown one."""
-    quote = uow.quotes.get_owned(quote_id, caller.id)
+    quote = uow.quotes.get_owned(quote_id.lower(), caller.id)  # ids are issued lower-case; accept either
     minutes = int(ttl.total_seconds() // 60)
     if quote is None:
         raise NotFound(

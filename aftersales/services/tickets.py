@@ -32,7 +32,7 @@ def ticket_view(uow: UnitOfWork, ticket: Ticket) -> TicketView:
     refund = None
     if kind.refunds:
         refund = RefundView(
-            amount_minor=ticket.refund_total_minor,
+            amount=ticket.refund_total_minor,
             currency=ticket.currency,
             method=method,
             display=format_money(ticket.refund_total_minor, ticket.currency),

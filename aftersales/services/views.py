@@ -18,7 +18,7 @@ class ItemView(BaseModel):
 class RefundView(BaseModel):
     """Money paid back, in minor units plus a display string."""
 
-    amount_minor: int = Field(ge=0, description="Refund total in minor units (cents/fen).", examples=[129900])
+    amount: int = Field(ge=0, description="Refund total in minor units (fen for CNY).", examples=[129900])
     currency: str = Field(description="ISO 4217 currency code.", examples=["CNY"])
     method: Literal["original_payment", "store_credit"] | None = Field(
         description="Where the money goes; null when not chosen yet.", examples=["original_payment"]

@@ -3,12 +3,12 @@
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import and_, delete, func, or_, select
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
-from aftersales.domain.enums import CLOSED_STATUSES, TicketStatus
+from aftersales.domain.enums import CLOSED_STATUSES, TicketKind
 from aftersales.storage.models import (
     Category,
     IdempotencyRecord,
@@ -21,9 +21,8 @@ from aftersales.storage.models import (
     TicketSequence,
 )
 
-# Rejected and cancelled tickets give their units back; open and completed ones hold them.
-HOLDING_STATUSES = [s.value for s in TicketStatus if s not in (TicketStatus.REJECTED, TicketStatus.CANCELLED)]
 CLOSED = [s.value for s in CLOSED_STATUSES]
+REFUND_KINDS = [k.value for k in TicketKind if k.refunds]
 
 
 class TicketRepository:
@@ -47,9 +46,13 @@ class TicketRepository:
         return list(reversed(self.session.scalars(newest).all()))
 
     def committed_quantity(self, order_id: str, line_no: int) -> int:
-        """Units of a line already covered by open or completed tickets."""
+        """Units of a line held by open tickets of any kind or already refunded by completed refund tickets.
+
+        A completed repair or exchange leaves the item with the customer, so its units count again.
+        """
+        holding = or_(Ticket.status.not_in(CLOSED), and_(Ticket.status == "completed", Ticket.kind.in_(REFUND_KINDS)))
         query = select(func.coalesce(func.sum(Ticket.quantity), 0)).where(
-            Ticket.order_id == order_id, Ticket.line_no == line_no, Ticket.status.in_(HOLDING_STATUSES)
+            Ticket.order_id == order_id, Ticket.line_no == line_no, holding
         )
         return int(self.session.scalar(query) or 0)
 

@@ -232,7 +232,9 @@ async def test_twenty_concurrent_calls_sharing_a_key_name_one_ticket(server, app
     async with connect(server) as client:
 
         async def one() -> None:
-            results.append((await client.call_tool(TOOL, call)).structured_content)
+            result = await client.call_tool(TOOL, call)
+            assert not result.is_error, result.content[0].text
+            results.append(result.structured_content)
 
         async with anyio.create_task_group() as group:
             for _ in range(20):
@@ -240,3 +242,14 @@ async def test_twenty_concurrent_calls_sharing_a_key_name_one_ticket(server, app
     assert tickets(app) == before + 1
     assert len({r["ticket"]["ticket_id"] for r in results}) == 1 and len(results) == 20
     assert sorted(r["outcome"] for r in results) == ["created"] + ["replayed"] * 19
+
+
+async def test_an_answer_outside_the_offered_choices_is_a_three_part_error_without_internals(
+    server, app, mode, stories
+):
+    before = tickets(app)
+    async with connect(server, mode, elicitation_callback=Person(method="cash")) as client:
+        result = await client.call_tool(TOOL, args(stories["cheap_tshirts_in_window"]["order_id"]))
+    text = result.content[0].text
+    assert result.is_error and "not one of the offered choices" in text and "asked again" in text
+    assert "Resolver" not in text and "aftersales." not in text and tickets(app) == before

@@ -43,3 +43,13 @@ def test_data_dir_setting_places_the_embedded_database(tmp_path, monkeypatch):
     monkeypatch.setenv("AFTERSALES_DATA_DIR", str(tmp_path / "data"))
     assert main(["db", "upgrade"]) == 0
     assert (tmp_path / "data" / "aftersales.db").exists()
+
+
+def test_production_serve_without_keys_stops_before_touching_the_database(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("AFTERSALES_ENV", "production")
+    monkeypatch.setenv("AFTERSALES_DATA_DIR", str(tmp_path))
+    monkeypatch.delenv("AFTERSALES_SECRET_KEYS", raising=False)
+    monkeypatch.delenv("AFTERSALES_DATABASE_URL", raising=False)
+    assert main(["serve"]) == 2
+    assert "AFTERSALES_SECRET_KEYS is not set" in capsys.readouterr().err
+    assert not (tmp_path / "aftersales.db").exists()

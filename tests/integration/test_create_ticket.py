@@ -60,7 +60,7 @@ def test_a_small_refund_in_the_window_is_created_approved_with_its_timeline(app,
     result = create(app, request(stories["cheap_tshirts_in_window"]["order_id"], reason=ReasonCode.WRONG_ITEM))
     ticket = result.ticket
     assert result.outcome == "created"
-    assert (ticket.status, ticket.stage, ticket.refund.amount_minor) == ("approved", "awaiting_return", 10900)
+    assert (ticket.status, ticket.stage, ticket.refund.amount) == ("approved", "awaiting_return", 10900)
     assert [e.event for e in ticket.timeline] == ["created", "note", "approved"]
     assert ticket.ticket_id in result.next_step
 
@@ -120,7 +120,7 @@ def test_a_matching_quote_locks_the_amount(app, stories):
     order_id = stories["headphones_in_window_qty3"]["order_id"]
     quote = estimate_refund(app.uow(write=True), ALICE, order_id, 1, 2, ReasonCode.OTHER, now(), POLICY.quote_ttl)
     result = create(app, request(order_id, quantity=2, reason=ReasonCode.OTHER, quote_id=quote.quote_id))
-    assert result.ticket.refund.amount_minor == quote.total == 216420
+    assert result.ticket.refund.amount == quote.total == 216420
 
 
 def test_a_quote_for_another_quantity_is_refused(app, stories):
@@ -238,3 +238,20 @@ def test_concurrent_creates_on_different_lines_get_unique_consecutive_numbers(ap
     assert not [r for r in results if isinstance(r, Exception)], results
     numbers = sorted(int(r.ticket.ticket_id.rsplit("-", 1)[1]) for r in results)
     assert numbers == list(range(numbers[0], numbers[0] + 10))
+
+
+def test_a_completed_repair_does_not_use_up_the_units_for_a_second_repair(app, stories):
+    order_id = stories["laptop_past_window_in_warranty"]["order_id"]
+    first = create(app, request(order_id, kind=TicketKind.REPAIR, refund_method=None), decisions=Decisions())
+    with app.uow() as uow:
+        uow.tickets.get(first.ticket.ticket_id).status = "completed"
+        uow.commit()
+    again = create(app, request(order_id, kind=TicketKind.REPAIR, refund_method=None), decisions=Decisions())
+    assert again.outcome == "created"
+
+
+def test_an_upper_case_quote_id_is_the_same_quote(app, stories):
+    order_id = stories["cheap_tshirts_in_window"]["order_id"]
+    quote = estimate_refund(app.uow(write=True), ALICE, order_id, 1, 1, ReasonCode.DEFECTIVE, now(), POLICY.quote_ttl)
+    result = create(app, request(order_id, quote_id=quote.quote_id.upper()))
+    assert result.ticket.refund.amount == quote.total

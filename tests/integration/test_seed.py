@@ -123,3 +123,10 @@ def test_every_ticket_number_the_docs_mention_exists_in_the_baseline(baseline):
     docs = [REPO_ROOT / "README.md", REPO_ROOT / "seed" / "README.md", REPO_ROOT / "aftersales" / "cli" / "serve.py"]
     mentioned = {m for doc in docs for m in re.findall(r"T-\d{4}-\d{4,}", doc.read_text())}
     assert mentioned and mentioned <= known
+
+
+def test_seeded_timelines_follow_the_review_policy(baseline):
+    reviewed = {e["ticket_id"] for e in baseline.tables["ticket_events"] if e["type"] == "review_started"}
+    for ticket in baseline.tables["tickets"]:
+        must = ticket["status"] in ("under_review", "rejected") or ticket["refund_total_minor"] > 300000
+        assert (ticket["id"] in reviewed) == must, ticket["id"]

@@ -61,3 +61,27 @@ def test_the_result_is_an_error_with_what_to_do_next_and_no_library_words():
     assert "call after_sales_query_ticket again" in text
     for leak in ("pydantic", "validation error", "Traceback", "http"):
         assert leak not in text.lower()
+
+
+def test_a_trailing_newline_does_not_slip_past_an_anchored_pattern():
+    from aftersales.mcp.arguments import AnchoredValidator
+
+    problems = describe_problems(AnchoredValidator(SCHEMA), {"order_id": "O-2026-000123\n", "description": "hello"})
+    assert problems and problems[0].startswith('order_id: received "O-2026-000123\\n"')
+
+
+def test_sdk_worded_failures_are_rewritten_into_three_parts_without_internals():
+    from aftersales.mcp.arguments import rewrite_sdk_error
+
+    raw = {
+        "isError": True,
+        "content": [
+            {
+                "type": "text",
+                "text": "Error executing tool t: Resolver 'pkg.mod:f' received an accepted elicitation whose content",
+            }
+        ],
+    }
+    text = rewrite_sdk_error("t", raw)["content"][0]["text"]
+    assert "pkg.mod" not in text and "Call the tool again" in text
+    assert rewrite_sdk_error("t", {"isError": False, "content": []}) == {"isError": False, "content": []}

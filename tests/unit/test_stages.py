@@ -50,3 +50,8 @@ def test_a_review_next_step_gives_the_decision_date_two_days_on():
 
 def test_a_closed_ticket_has_nothing_more_to_do():
     assert next_step(TicketKind.EXCHANGE, TicketStatus.COMPLETED, SINCE, None, None).startswith("Nothing more")
+
+
+def test_a_newly_approved_return_gives_the_customer_fifteen_days_to_ship():
+    text = next_step(TicketKind.EXCHANGE, TicketStatus.APPROVED, SINCE, None, None)
+    assert "by 2026-12-05" in text  # one day for the label, fourteen to ship

@@ -14,7 +14,7 @@ from aftersales.domain.enums import ReasonCode, RefundMethod, TicketKind
 from aftersales.domain.errors import AfterSalesError
 from aftersales.domain.money import format_money
 from aftersales.mcp.caller import authorize
-from aftersales.mcp.errors import crash_to_protocol_error, error_result, tool_errors
+from aftersales.mcp.errors import crash_to_protocol_error, database_errors, error_result, tool_errors
 from aftersales.mcp.fields import (
     Description,
     IdempotencyKey,
@@ -58,7 +58,8 @@ arguments is refused. Keys are kept {hours} hours.
 
 The server may ask the person directly, mid-call: for the refund method when refund_method is omitted, and for a \
 confirmation when the refund is above {confirm}. If they decline or cancel, the outcome is "not_created". If this \
-client cannot show forms, pass refund_method yourself after asking the customer.
+client cannot show forms, ask the customer for the refund method and pass refund_method, and confirm refunds above \
+{confirm} with them before calling: the ticket's timeline records that the confirmation was left to you.
 
 Usual sequence: after_sales_estimate_refund -> tell the customer -> after_sales_create_ticket -> tell them the \
 ticket number and next step."""
@@ -112,14 +113,14 @@ def register(server: MCPServer, app: App) -> None:
         quote_id: str | None,
     ) -> Assessment:
         """Check the caller and the rules before anyone is asked anything (re-runs every round)."""
-        try:
-            caller = authorize(WRITE, NAME)
-        except AfterSalesError as error:
-            return Assessment(error=error)
         request = request_of(
             order_id, line_no, kind, reason_code, description, idempotency_key, quantity, refund_method, quote_id
         )
-        return creation.preflight(app.uow(), caller, request, now(), policy)
+        try:
+            with database_errors():
+                return creation.preflight(app.uow(), authorize(WRITE, NAME), request, now(), policy)
+        except AfterSalesError as error:
+            return Assessment(error=error)
 
     def ask_method(
         checked: Annotated[Assessment, Resolve(assessment)], ctx: Context
