@@ -3,7 +3,7 @@
 import argparse
 from pathlib import Path
 
-from aftersales.bootstrap import baseline_path
+from aftersales.bootstrap import baseline_path, is_empty
 from aftersales.clock import now
 from aftersales.seeding import dataset, generator, loader, readme
 from aftersales.settings import Settings
@@ -15,9 +15,9 @@ def add(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Register the seed commands."""
     seed = commands.add_parser("seed", help="Seed data: load, reset, generate.")
     actions = seed.add_subparsers(dest="action", required=True, metavar="ACTION")
-    actions.add_parser("load", help="Insert the baseline rows that are missing (safe to repeat).").set_defaults(
-        run=load
-    )
+    load_parser = actions.add_parser("load", help="Insert the baseline rows that are missing (safe to repeat).")
+    load_parser.add_argument("--if-empty", action="store_true", help="Only load into a database with no customers.")
+    load_parser.set_defaults(run=load)
     actions.add_parser("reset", help="Delete all rows and load the baseline again.").set_defaults(run=reset)
     gen = actions.add_parser("generate", help="Write a deterministic dataset file.")
     gen.add_argument("--customers", type=int, default=300)
@@ -28,10 +28,14 @@ def add(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     gen.set_defaults(run=generate)
 
 
-def load(_: argparse.Namespace, settings: Settings) -> int:
-    """Migrate, then insert missing baseline rows."""
+def load(args: argparse.Namespace, settings: Settings) -> int:
+    """Migrate, then insert missing baseline rows (with --if-empty: only into an empty database)."""
     engine = make_engine(settings.resolved_database_url)
     migrate.upgrade(engine)
+    if args.if_empty and not is_empty(engine):
+        engine.dispose()
+        print("seed load: the database already holds data; nothing loaded (--if-empty)")
+        return 0
     report = loader.load(engine, dataset.read(baseline_path(settings.seed_dir)), now())
     engine.dispose()
     _print(report, "loaded")

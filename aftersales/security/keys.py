@@ -5,6 +5,7 @@ import secrets
 from pathlib import Path
 
 MIN_KEY_BYTES = 32
+PLACEHOLDER = "replace-me"  # how .env.example marks values that must be replaced
 
 
 class KeyConfigurationError(ValueError):
@@ -20,6 +21,11 @@ def key_ring(
     """
     keys = [key.strip() for key in (configured or "").split(",") if key.strip()]
     if keys:
+        if env == "production" and any(key.startswith(PLACEHOLDER) for key in keys):
+            raise KeyConfigurationError(
+                f"{variable} still holds the placeholder from .env.example. Generate a real key with: "
+                "python -c 'import secrets; print(secrets.token_urlsafe(48))'"
+            )
         weak = [index for index, key in enumerate(keys, start=1) if len(key.encode()) < MIN_KEY_BYTES]
         if weak and (env == "production" or strict):
             raise KeyConfigurationError(
