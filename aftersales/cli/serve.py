@@ -64,6 +64,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     keys = [] if args.stdio else app.caller_keys
     _ = app.state_keys
     report = prepare(app.engine, settings.seed_dir, seed_when_empty=settings.env == "development")
+    logging.getLogger("alembic").setLevel(logging.WARNING)  # readiness probes would log a context line each
     say = lambda text: print(text, file=sys.stderr, flush=True)  # noqa: E731  stdout belongs to stdio clients
     where = settings.resolved_database_url.split("@")[-1]
     say(
