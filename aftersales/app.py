@@ -6,7 +6,9 @@ from functools import cached_property
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
+from aftersales.mcp.metrics import Metrics
 from aftersales.security.keys import key_ring
+from aftersales.services.audit import AuditLog
 from aftersales.settings import Settings
 from aftersales.storage.database import make_engine, make_session_factory
 from aftersales.storage.unit_of_work import UnitOfWork
@@ -58,11 +60,23 @@ class App:
             strict=True,
         )
 
+    @cached_property
+    def audit(self) -> AuditLog:
+        """The tool-call audit writer."""
+        return AuditLog(self.session_factory, self.settings.audit_retention)
+
+    @cached_property
+    def metrics(self) -> Metrics:
+        """This process's tool-call counters."""
+        return Metrics()
+
     def uow(self, write: bool = False) -> UnitOfWork:
         """A fresh unit of work; `write=True` for use cases that change data."""
         return UnitOfWork(self.session_factory, write=write)
 
     def close(self) -> None:
-        """Release database connections."""
+        """Write the queued audit records and release database connections."""
+        if "audit" in self.__dict__:
+            self.audit.close()
         if "engine" in self.__dict__:
             self.engine.dispose()

@@ -4,7 +4,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from aftersales.cli import db, seed, serve, token
+from aftersales.cli import db, seed, serve, stats, token
 from aftersales.settings import Settings
 
 
@@ -16,6 +16,7 @@ def parser() -> argparse.ArgumentParser:
     db.add(commands)
     seed.add(commands)
     token.add(commands)
+    stats.add(commands)
     return root
 
 

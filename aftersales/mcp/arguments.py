@@ -16,6 +16,8 @@ from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, CallToolResult, TextContent
 
+from aftersales.mcp.errors import internal_error
+
 
 class ArgumentGate:
     """Server middleware: unknown tool -> JSON-RPC -32602; bad arguments -> one isError result."""
@@ -64,6 +66,7 @@ AnchoredValidator = validators.extend(Draft202012Validator, {"pattern": _anchore
 # Failures the SDK words itself (a resolver refusing a form answer, say) name internals; these replace them.
 SDK_FAILURES = (
     (
+        "invalid_answer",
         "elicitation",
         "The person's answer in the form was empty or not one of the offered choices.",
         "The form accepts only the options it lists.",
@@ -71,29 +74,32 @@ SDK_FAILURES = (
         "after asking the customer.",
     ),
     (
+        "invalid_arguments",
         "validation error",
         "One of the arguments was not accepted.",
         "Each field must match its pattern, enum and bounds in the tool's input schema.",
         "Check the fields against the schema and call again.",
     ),
 )
-UNKNOWN_FAILURE = (
-    "The call could not be completed.",
-    "Nothing was changed.",
-    "Retry once; if it fails again, tell the customer the request cannot be processed right now.",
-)
 
 
 def rewrite_sdk_error(tool: str, result: HandlerResult) -> HandlerResult:
-    """Replace an SDK-worded isError text (it names internals) with a three-part message."""
+    """Replace an SDK-worded isError text (it names internals) with a three-part message.
+
+    A failure the SDK reports that is none of the known kinds is a server fault, so it becomes a -32603 rather
+    than a tool result.
+    """
     if not isinstance(result, dict) or not result.get("isError"):
         return result
     content = result.get("content") or []
     text = content[0].get("text", "") if content and isinstance(content[0], dict) else ""
     if not text.startswith("Error executing tool "):
         return result
-    parts = next((tuple(parts) for marker, *parts in SDK_FAILURES if marker in text.lower()), UNKNOWN_FAILURE)
-    return {**result, "content": [{"type": "text", "text": f"{tool}: " + " ".join(parts)}]}
+    for kind, marker, *parts in SDK_FAILURES:
+        if marker in text.lower():
+            meta = {**(result.get("_meta") or {}), "aftersales/error": kind}
+            return {**result, "content": [{"type": "text", "text": f"{tool}: " + " ".join(parts)}], "_meta": meta}
+    raise internal_error(RuntimeError(text))
 
 
 def describe_problems(validator: Any, arguments: Any) -> list[str]:
@@ -112,7 +118,9 @@ def invalid_arguments_result(tool: str, problems: list[str]) -> CallToolResult:
         f"Nothing was changed. Correct the listed fields and call {tool} again; where a value came from the "
         "customer (an order or ticket number, say), ask them to read it again from their confirmation message."
     )
-    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
+    return CallToolResult(
+        content=[TextContent(type="text", text=text)], is_error=True, _meta={"aftersales/error": "invalid_arguments"}
+    )
 
 
 def _field(error: ValidationError) -> str:

@@ -6,6 +6,8 @@ from aftersales import __version__
 from aftersales.app import App
 from aftersales.mcp import tools
 from aftersales.mcp.arguments import ArgumentGate
+from aftersales.mcp.ratelimit import Limit, RateLimiter
+from aftersales.mcp.recorder import CallRecorder
 
 INSTRUCTIONS = """\
 After-sales tools for an online shop: refunds, returns, exchanges and repairs of delivered order lines.
@@ -36,5 +38,17 @@ def build_server(app: App) -> MCPServer:
         ),
     )
     tools.register(server, app)
-    server.middleware.append(ArgumentGate(server))
+    settings = app.settings
+    # Outermost first: record what the client finally got, then spend rate tokens, then check the arguments.
+    server.middleware.extend(
+        [
+            CallRecorder(app.audit, app.metrics),
+            RateLimiter(
+                server,
+                read=Limit(settings.rate_read_per_minute, settings.rate_read_burst),
+                write=Limit(settings.rate_write_per_minute, settings.rate_write_burst),
+            ),
+            ArgumentGate(server),
+        ]
+    )
     return server

@@ -7,6 +7,7 @@ from sqlalchemy import (
     Boolean,
     CheckConstraint,
     DateTime,
+    Float,
     ForeignKey,
     ForeignKeyConstraint,
     Index,
@@ -292,3 +293,26 @@ class IdempotencyRecord(Base):
     ticket_id: Mapped[str | None] = mapped_column(ForeignKey("tickets.id"))
     created_at: Mapped[datetime] = mapped_column(UtcDateTime)
     expires_at: Mapped[datetime] = mapped_column(UtcDateTime, index=True)
+
+
+class ToolCall(Base):
+    """One tools/call as the audit saw it."""
+
+    __tablename__ = "tool_calls"
+    __table_args__ = (
+        CheckConstraint("outcome IN ('ok', 'tool_error', 'protocol_error', 'input_required')", name="outcome"),
+        CheckConstraint("latency_ms >= 0", name="latency_non_negative"),
+        Index("ix_tool_calls_tool_called_at", "tool", "called_at"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    called_at: Mapped[datetime] = mapped_column(UtcDateTime, index=True)
+    caller: Mapped[str] = mapped_column(String(64))
+    tool: Mapped[str] = mapped_column(String(64))
+    arguments: Mapped[str] = mapped_column(Text)
+    arguments_valid: Mapped[bool] = mapped_column(Boolean)
+    outcome: Mapped[str] = mapped_column(String(16))
+    error_kind: Mapped[str | None] = mapped_column(String(32))
+    input_round: Mapped[int] = mapped_column(Integer)
+    replayed: Mapped[bool] = mapped_column(Boolean)
+    latency_ms: Mapped[float] = mapped_column(Float)

@@ -6,7 +6,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, PlainTextResponse
 
 from aftersales.app import App
 from aftersales.mcp.server import build_server
@@ -59,6 +59,10 @@ def create_web_app(app: App, server: MCPServer | None = None) -> Starlette:
         return JSONResponse(
             {"status": "ready" if ready else "not_ready", "detail": reason}, status_code=200 if ready else 503
         )
+
+    @server.custom_route("/metrics", methods=["GET"])
+    async def metrics(_: Request) -> PlainTextResponse:
+        return PlainTextResponse(app.metrics.render(), media_type="text/plain; version=0.0.4")
 
     web = server.streamable_http_app(
         streamable_http_path="/mcp", host=app.settings.host, transport_security=transport_security(app.settings)

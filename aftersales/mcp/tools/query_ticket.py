@@ -24,6 +24,8 @@ refund: use after_sales_estimate_refund and after_sales_create_ticket for those.
 
 Read-only: it changes nothing and creates no state, so it is safe to call as often as needed.
 
+Usual sequence: after_sales_query_ticket -> tell the customer the stage and the next step with its date.
+
 Returns: stage (review, awaiting_return, repair, refund, closed), status, the item, the refund (null for \
 exchanges and repairs) with a display string, next_step in plain words with a date, and the latest 10 timeline \
 events oldest first (timeline_total says how many exist). If the number is malformed or unknown, the error says \

@@ -1,0 +1,39 @@
+"""`aftersales stats`: tool health from the audit."""
+
+import argparse
+import json
+
+from aftersales.app import App
+from aftersales.clock import iso, now
+from aftersales.durations import parse_duration
+from aftersales.services.stats import tool_stats
+from aftersales.settings import Settings
+
+COLUMNS = ("tool", "calls", "parameter_hit_rate", "failure_rate", "retry_rate", "p50_ms", "p95_ms")
+
+
+def add(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Register the stats command."""
+    stats = commands.add_parser("stats", help="Per-tool calls, hit, failure and retry rates, and latency.")
+    stats.add_argument("--since", default="1h", help="How far back to look: 30m, 1h, 7d (default 1h).")
+    stats.add_argument("--json", action="store_true", help="Print JSON instead of a table.")
+    stats.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    """Print the figures for the period."""
+    since = now() - parse_duration(args.since)
+    app = App(settings)
+    figures = [entry.as_dict() for entry in tool_stats(app.uow(), since)]
+    app.close()
+    if args.json:
+        print(json.dumps({"since": iso(since), "tools": figures}, indent=2))
+        return 0
+    print(f"tool calls since {iso(since)}")
+    widths = [max(len(column), *(len(str(row[column])) for row in figures)) for column in COLUMNS]
+    print("  ".join(column.ljust(width) for column, width in zip(COLUMNS, widths, strict=True)))
+    for row in figures:
+        print("  ".join(str(row[column]).ljust(width) for column, width in zip(COLUMNS, widths, strict=True)))
+    if not figures:
+        print("(no calls recorded)")
+    return 0

@@ -1,0 +1,93 @@
+"""Observe every tools/call: the audit record and the metrics, taken from what actually went back to the client."""
+
+import threading
+import time
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from mcp.server.auth.middleware.auth_context import get_access_token
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.shared.exceptions import MCPError
+
+from aftersales.clock import now
+from aftersales.mcp.metrics import Metrics
+from aftersales.services.audit import AuditLog, CallRecord, redact
+from aftersales.services.stats import REPEAT_WINDOW
+
+ARGUMENT_ERRORS = ("invalid_arguments", "unknown_tool")
+
+
+class CallRecorder:
+    """Outermost tool middleware: time the call, classify its outcome, record it, count it."""
+
+    def __init__(self, audit: AuditLog, metrics: Metrics) -> None:
+        self._audit, self._metrics = audit, metrics
+        self._failures: dict[tuple[str, str], datetime] = {}  # last failure per (caller, tool), for repeat counts
+        self._lock = threading.Lock()
+
+    async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        """Record tools/call requests; pass everything else through."""
+        if ctx.method != "tools/call" or not isinstance(ctx.params, Mapping):
+            return await call_next(ctx)
+        started_at, started = now(), time.perf_counter()
+        try:
+            result = await call_next(ctx)
+        except MCPError as error:
+            kind = "unknown_tool" if "Unknown tool" in error.error.message else f"jsonrpc_{error.error.code}"
+            self._observe(ctx.params, started_at, started, "protocol_error", kind, replayed=False)
+            raise
+        except Exception:
+            self._observe(ctx.params, started_at, started, "protocol_error", "internal", replayed=False)
+            raise
+        outcome, kind, replayed = classify(result)
+        self._observe(ctx.params, started_at, started, outcome, kind, replayed)
+        return result
+
+    def _observe(
+        self, params: Mapping[str, Any], at: datetime, started: float, outcome: str, kind: str | None, replayed: bool
+    ) -> None:
+        seconds = time.perf_counter() - started
+        token = get_access_token()
+        caller = (token.subject or token.client_id) if token else "anonymous"
+        tool = str(params.get("name"))
+        resumed = bool(params.get("inputResponses"))
+        retries = [k for k, happened in (("input_required", resumed), ("replay", replayed)) if happened]
+        if self._repeats_failure(caller, tool, at, outcome in ("tool_error", "protocol_error")):
+            retries.append("repeat_after_failure")
+        valid = kind not in ARGUMENT_ERRORS
+        self._metrics.observe(tool, outcome, valid, retries, seconds)
+        self._audit.record(
+            CallRecord(
+                called_at=at,
+                caller=caller,
+                tool=tool,
+                arguments=redact(params.get("arguments") or {}),
+                arguments_valid=valid,
+                outcome=outcome,
+                error_kind=kind,
+                input_round=2 if resumed else 1,
+                replayed=replayed,
+                latency_ms=round(seconds * 1000, 3),
+            )
+        )
+
+    def _repeats_failure(self, caller: str, tool: str, at: datetime, failed: bool) -> bool:
+        """Whether this call follows a failed call of the same tool by the same caller within five minutes."""
+        with self._lock:
+            previous = self._failures.pop((caller, tool), None)
+            if failed:
+                self._failures[(caller, tool)] = at
+        return previous is not None and at - previous <= REPEAT_WINDOW
+
+
+def classify(result: HandlerResult) -> tuple[str, str | None, bool]:
+    """(outcome, error kind, replayed) of a tools/call result as the client receives it."""
+    data = result if isinstance(result, dict) else (result.model_dump(by_alias=True) if result is not None else {})
+    if data.get("resultType") == "input_required" or "inputRequests" in data:
+        return "input_required", None, False
+    if data.get("isError"):
+        meta = data.get("_meta") or {}
+        return "tool_error", str(meta.get("aftersales/error", "tool")), False
+    structured = data.get("structuredContent") or {}
+    return "ok", None, structured.get("outcome") == "replayed"
