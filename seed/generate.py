@@ -1,4 +1,4 @@
-"""Regenerate the committed baseline: `python seed/generate.py` (same as `aftersales seed generate`).
+"""Regenerate the committed baseline: `python seed/generate.py` (same as `aftersales seed generate --baseline`).
 
 The generator itself lives in aftersales/seeding/ so the CLI can use it; the random seed is fixed
 (aftersales.seeding.generator.DEFAULT_SEED), so the output is byte-for-byte the same on every run.
@@ -7,4 +7,4 @@ The generator itself lives in aftersales/seeding/ so the CLI can use it; the ran
 from aftersales.cli.main import main
 
 if __name__ == "__main__":
-    raise SystemExit(main(["seed", "generate"]))
+    raise SystemExit(main(["seed", "generate", "--baseline"]))

@@ -1,11 +1,12 @@
 """`aftersales seed load | reset | generate`."""
 
 import argparse
+import time
 from pathlib import Path
 
 from aftersales.bootstrap import baseline_path, is_empty
 from aftersales.clock import now
-from aftersales.seeding import dataset, generator, loader, readme
+from aftersales.seeding import bulk, dataset, generator, loader, readme
 from aftersales.settings import Settings
 from aftersales.storage import migrate
 from aftersales.storage.database import make_engine
@@ -19,12 +20,17 @@ def add(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     load_parser.add_argument("--if-empty", action="store_true", help="Only load into a database with no customers.")
     load_parser.set_defaults(run=load)
     actions.add_parser("reset", help="Delete all rows and load the baseline again.").set_defaults(run=reset)
-    gen = actions.add_parser("generate", help="Write a deterministic dataset file.")
-    gen.add_argument("--customers", type=int, default=300)
-    gen.add_argument("--orders", type=int, default=1500)
-    gen.add_argument("--tickets", type=int, default=400)
-    gen.add_argument("--seed", type=int, default=generator.DEFAULT_SEED)
-    gen.add_argument("--out", type=Path, help="Output file (default: the baseline in the seed dir).")
+    gen = actions.add_parser(
+        "generate", help="Generate a deterministic world into an empty database (or, with --out, a dataset file)."
+    )
+    gen.add_argument("--customers", type=int, default=300, help="Customers (default 300).")
+    gen.add_argument("--orders", type=int, default=1500, help="Orders (default 1500).")
+    gen.add_argument("--tickets", type=int, default=400, help="Tickets (default 400).")
+    gen.add_argument("--seed", type=int, default=generator.DEFAULT_SEED, help="Random seed (same seed, same world).")
+    target = gen.add_mutually_exclusive_group()
+    target.add_argument("--out", type=Path, help="Write the story-shaped world to this dataset file instead.")
+    target.add_argument("--baseline", action="store_true", help="Rewrite seed/baseline.json and its story table.")
+    gen.add_argument("--quiet", action="store_true", help="No progress bar.")
     gen.set_defaults(run=generate)
 
 
@@ -54,13 +60,25 @@ def reset(_: argparse.Namespace, settings: Settings) -> int:
 
 
 def generate(args: argparse.Namespace, settings: Settings) -> int:
-    """Generate a world and write it as a dataset file."""
-    out = args.out or baseline_path(settings.seed_dir)
-    world = generator.generate(args.customers, args.orders, args.tickets, seed=args.seed)
-    dataset.write(world, out)
-    if args.out is None:
-        readme.update(settings.seed_dir / "README.md", world)
-    print(f"wrote {out}: " + ", ".join(f"{len(rows)} {name}" for name, rows in world.tables.items()))
+    """Generate a world: into the database in batches, or as a dataset file."""
+    if args.out or args.baseline:
+        out = args.out or baseline_path(settings.seed_dir)
+        world = generator.generate(args.customers, args.orders, args.tickets, seed=args.seed)
+        dataset.write(world, out)
+        if args.baseline:
+            readme.update(settings.seed_dir / "README.md", world)
+        print(f"wrote {out}: " + ", ".join(f"{len(rows)} {name}" for name, rows in world.tables.items()))
+        return 0
+    engine = make_engine(settings.resolved_database_url)
+    migrate.upgrade(engine)
+    if not is_empty(engine):
+        engine.dispose()
+        raise ValueError("the database already holds data; generate into an empty one (a new AFTERSALES_DATABASE_URL)")
+    started = time.monotonic()
+    written = bulk.generate_into(engine, args.customers, args.orders, args.tickets, args.seed, not args.quiet)
+    engine.dispose()
+    rows = ", ".join(f"{count:,} {name}" for name, count in written.items())
+    print(f"generated in {time.monotonic() - started:.1f}s: {rows}")
     return 0
 
 

@@ -5,6 +5,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from sqlalchemy import Connection, text
+
 from aftersales.domain.enums import (
     Channel,
     EventType,
@@ -26,6 +28,8 @@ from aftersales.settings import Settings
 ANCHOR = datetime(2026, 11, 30, tzinfo=UTC)
 DEFAULT_SEED = 20261130
 CURRENCY = "CNY"
+CHANNELS = [c.value for c in Channel]
+PAYMENTS, PAYMENT_WEIGHTS = [p.value for p in PaymentMethod], [55, 90, 100]
 REVIEW_ABOVE_MINOR = Settings.model_fields["review_above_minor"].default
 WINDOWS = {policy.code: policy.return_window_days for policy in CATEGORY_POLICIES}
 FEES = {policy.code: policy.restocking_fee_bps for policy in CATEGORY_POLICIES}
@@ -40,9 +44,92 @@ class World:
     stories: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
+def order_status_for(rng: random.Random, age: timedelta) -> OrderStatus:
+    """A fulfilment status that fits how long ago the order was placed."""
+    if rng.random() < 0.06:
+        return OrderStatus.CANCELLED
+    if age < timedelta(days=1.5):
+        return rng.choice([OrderStatus.PENDING, OrderStatus.SHIPPED])
+    if age < timedelta(days=5):
+        return rng.choice([OrderStatus.SHIPPED, OrderStatus.SHIPPED, OrderStatus.DELIVERED])
+    return OrderStatus.DELIVERED
+
+
+def order_rows(
+    rng: random.Random,
+    order_id: str,
+    customer_id: str,
+    placed: datetime,
+    status: OrderStatus,
+    items: list[tuple[dict[str, Any], int]],
+    anchor: datetime,
+    delivered: datetime | None = None,
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """One order and its lines as rows; the order-level discount is shared across lines by value."""
+    gross = sum(product["price_minor"] * quantity for product, quantity in items)
+    discount = rng.choice([0, 0, 0, gross // 20, gross // 10]) if gross > 10000 else 0
+    shipped = placed + timedelta(hours=rng.randint(6, 40)) if status is not OrderStatus.PENDING else None
+    if status is OrderStatus.CANCELLED:
+        shipped = None
+    if status is OrderStatus.DELIVERED:
+        latest = anchor - timedelta(hours=2)
+        delivered = delivered or min(latest, (shipped or placed) + timedelta(hours=rng.randint(20, 90)))
+        shipped = min(shipped or placed, delivered - timedelta(hours=20))
+        placed = min(placed, shipped - timedelta(hours=6))
+    order = {
+        "id": order_id,
+        "customer_id": customer_id,
+        "channel": rng.choice(CHANNELS),
+        "payment_method": rng.choices(PAYMENTS, cum_weights=PAYMENT_WEIGHTS)[0],
+        "status": status.value,
+        "currency": CURRENCY,
+        "placed_at": placed,
+        "shipped_at": shipped,
+        "delivered_at": delivered if status is OrderStatus.DELIVERED else None,
+        "shipping_fee_minor": 0 if gross >= 19900 else 1000,  # free shipping from ¥199
+        "discount_minor": discount,
+    }
+    lines, remaining = [], discount
+    for line_no, (product, quantity) in enumerate(items, start=1):
+        line_gross = product["price_minor"] * quantity
+        share = remaining if line_no == len(items) else discount * line_gross // gross
+        remaining -= share
+        lines.append(
+            {
+                "order_id": order_id,
+                "line_no": line_no,
+                "sku": product["sku"],
+                "quantity": quantity,
+                "unit_price_minor": product["price_minor"],
+                "discount_minor": share,
+            }
+        )
+    return order, lines
+
+
+def category_rows() -> list[dict[str, Any]]:
+    """The categories table, from the policy."""
+    return [
+        {
+            "code": p.code,
+            "name": p.name,
+            "return_window_days": p.return_window_days,
+            "restocking_fee_bps": p.restocking_fee_bps,
+        }
+        for p in CATEGORY_POLICIES
+    ]
+
+
+def advance_event_sequence(connection: Connection) -> None:
+    """Explicit event ids bypass PostgreSQL's serial sequence; move it past them so new events get fresh ids."""
+    if connection.dialect.name == "postgresql":
+        top = connection.scalar(text("SELECT coalesce(max(id), 1) FROM ticket_events"))
+        connection.execute(text("SELECT setval(pg_get_serial_sequence('ticket_events', 'id'), :top)"), {"top": top})
+
+
 def generate(customers: int = 300, orders: int = 1500, tickets: int = 400, seed: int = DEFAULT_SEED) -> World:
     """Build the world: catalogue, customers, orders with lines, and tickets with timelines."""
-    builder = _Builder(random.Random(seed))
+    builder = Builder(random.Random(seed))
     builder.catalogue()
     builder.customers(customers)
     builder.orders(orders)
@@ -50,7 +137,7 @@ def generate(customers: int = 300, orders: int = 1500, tickets: int = 400, seed:
     return builder.finish()
 
 
-class _Builder:
+class Builder:
     """Accumulates rows; every random choice comes from one seeded generator."""
 
     def __init__(self, rng: random.Random) -> None:
@@ -105,20 +192,10 @@ class _Builder:
         for _ in range(count - len(STORIES)):
             # Recent orders are over-represented, as they are in any shop's after-sales queue.
             placed = ANCHOR - timedelta(days=self.rng.uniform(1, self.rng.choice([45, 400, 400])))
-            status = self._status_for(ANCHOR - placed)
+            status = order_status_for(self.rng, ANCHOR - placed)
             customer = self.rng.choice(self.customer_rows)["id"]
             skus = self.rng.sample(self.products, k=self.rng.choices([1, 2, 3], weights=[60, 30, 10])[0])
             self._add_order(customer, placed, status, [(p, self.rng.choices([1, 2, 3], [80, 15, 5])[0]) for p in skus])
-
-    def _status_for(self, age: timedelta) -> OrderStatus:
-        """A fulfilment status that fits how long ago the order was placed."""
-        if self.rng.random() < 0.06:
-            return OrderStatus.CANCELLED
-        if age < timedelta(days=1.5):
-            return self.rng.choice([OrderStatus.PENDING, OrderStatus.SHIPPED])
-        if age < timedelta(days=5):
-            return self.rng.choice([OrderStatus.SHIPPED, OrderStatus.SHIPPED, OrderStatus.DELIVERED])
-        return OrderStatus.DELIVERED
 
     def _story_order(self, story: Story) -> None:
         """An order built to tell one story, remembered under the story's key."""
@@ -139,45 +216,11 @@ class _Builder:
         items: list[tuple[dict[str, Any], int]],
         delivered: datetime | None = None,
     ) -> dict[str, Any]:
-        """Append an order and its lines; the order-level discount is shared across lines by value."""
-        gross = sum(product["price_minor"] * quantity for product, quantity in items)
-        discount = self.rng.choice([0, 0, 0, gross // 20, gross // 10]) if gross > 10000 else 0
-        shipped = placed + timedelta(hours=self.rng.randint(6, 40)) if status is not OrderStatus.PENDING else None
-        if status is OrderStatus.CANCELLED:
-            shipped = None
-        if status is OrderStatus.DELIVERED:
-            latest = ANCHOR - timedelta(hours=2)
-            delivered = delivered or min(latest, (shipped or placed) + timedelta(hours=self.rng.randint(20, 90)))
-            shipped = min(shipped or placed, delivered - timedelta(hours=20))
-            placed = min(placed, shipped - timedelta(hours=6))
-        order = {
-            "id": "",  # numbered in placement order by finish()
-            "customer_id": customer_id,
-            "channel": self.rng.choice(list(Channel)).value,
-            "payment_method": self.rng.choices(list(PaymentMethod), weights=[55, 35, 10])[0].value,
-            "status": status.value,
-            "currency": CURRENCY,
-            "placed_at": placed,
-            "shipped_at": shipped,
-            "delivered_at": delivered if status is OrderStatus.DELIVERED else None,
-            "shipping_fee_minor": 0 if gross >= 19900 else 1000,  # free shipping from ¥199
-            "discount_minor": discount,
-            "_lines": [],
-        }
-        remaining = discount
-        for line_no, (product, quantity) in enumerate(items, start=1):
-            line_gross = product["price_minor"] * quantity
-            share = remaining if line_no == len(items) else discount * line_gross // gross
-            remaining -= share
-            line = {
-                "order": order,
-                "line_no": line_no,
-                "sku": product["sku"],
-                "quantity": quantity,
-                "unit_price_minor": product["price_minor"],
-                "discount_minor": share,
-                "_product": product,
-            }
+        """Append an order and its lines, linked for ticket generation; ids are assigned by finish()."""
+        order, lines = order_rows(self.rng, "", customer_id, placed, status, items, ANCHOR, delivered)
+        order["_lines"] = []
+        for line, (product, _) in zip(lines, items, strict=True):
+            line.update({"order": order, "_product": product})
             order["_lines"].append(line)
             self.line_rows.append(line)
         self.order_rows.append(order)
@@ -302,15 +345,7 @@ class _Builder:
                     row[key] = value.replace(microsecond=0)  # whole seconds, like the timeline events
         world = World(anchor=ANCHOR)
         world.tables = {
-            "categories": [
-                {
-                    "code": p.code,
-                    "name": p.name,
-                    "return_window_days": p.return_window_days,
-                    "restocking_fee_bps": p.restocking_fee_bps,
-                }
-                for p in CATEGORY_POLICIES
-            ],
+            "categories": category_rows(),
             "products": self.products,
             "customers": self.customer_rows,
             "orders": [_public(o) for o in sorted(self.order_rows, key=lambda o: o["id"])],

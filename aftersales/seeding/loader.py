@@ -4,9 +4,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Engine, func, insert, select, text
+from sqlalchemy import Engine, insert, select
 
-from aftersales.seeding.generator import World
+from aftersales.seeding.generator import World, advance_event_sequence
 from aftersales.storage.models import Base
 
 # Insert order respects foreign keys.
@@ -49,10 +49,7 @@ def load(engine: Engine, world: World, now: datetime) -> LoadReport:
             if missing:
                 connection.execute(insert(table), missing)
             inserted[name] = len(missing)
-        if connection.dialect.name == "postgresql":
-            # Explicit ids bypass the serial sequence; move it past them so new events get fresh ids.
-            top = connection.scalar(select(func.coalesce(func.max(Base.metadata.tables["ticket_events"].c.id), 1)))
-            connection.execute(text("SELECT setval(pg_get_serial_sequence('ticket_events', 'id'), :top)"), {"top": top})
+        advance_event_sequence(connection)
     return LoadReport(inserted=inserted, shift_days=shift.days)
 
 

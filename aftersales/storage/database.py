@@ -7,14 +7,17 @@ from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.orm import Session, sessionmaker
 
 
-def make_engine(url: str, statement_timeout_ms: int | None = None, **options: Any) -> Engine:
-    """Create an engine, with the pragmas SQLite needs to honour constraints and concurrency."""
+def make_engine(url: str, statement_timeout_ms: int | None = None, wal: bool = True, **options: Any) -> Engine:
+    """Create an engine, with the pragmas SQLite needs to honour constraints and concurrency.
+
+    `wal=False` leaves SQLite's journal mode alone (a bulk load switches it off and back itself).
+    """
     if url.startswith("sqlite"):
         database = url.split("///", 1)[-1]
         if database and database != ":memory:":
             Path(database).parent.mkdir(parents=True, exist_ok=True)
         engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30}, **options)
-        event.listen(engine, "connect", _sqlite_pragmas)
+        event.listen(engine, "connect", _sqlite_pragmas if wal else _sqlite_pragmas_without_wal)
         event.listen(engine, "begin", _sqlite_begin)
         return engine
     connect_args = {"options": f"-c statement_timeout={statement_timeout_ms}"} if statement_timeout_ms else {}
@@ -24,14 +27,17 @@ def make_engine(url: str, statement_timeout_ms: int | None = None, **options: An
 WRITE = "aftersales_write"
 
 
-def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+def _sqlite_pragmas(dbapi_connection: Any, record: Any) -> None:
     """Enforce foreign keys, let readers run beside the writer (WAL), and let SQLAlchemy emit BEGIN itself."""
+    _sqlite_pragmas_without_wal(dbapi_connection, record)
+    dbapi_connection.execute("PRAGMA journal_mode=WAL")
+
+
+def _sqlite_pragmas_without_wal(dbapi_connection: Any, _record: Any) -> None:
+    """Foreign keys, a busy timeout, and BEGIN left to SQLAlchemy."""
     dbapi_connection.isolation_level = None
-    cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA busy_timeout=30000")
-    cursor.close()
+    dbapi_connection.execute("PRAGMA foreign_keys=ON")
+    dbapi_connection.execute("PRAGMA busy_timeout=30000")
 
 
 def make_session_factory(engine: Engine) -> sessionmaker[Session]:
