@@ -25,6 +25,14 @@ test: $(VENV)/.installed-dev
 	$(BIN)/ruff check aftersales tests migrations seed
 	$(BIN)/python -m pytest
 
+$(VENV)/.installed-bench: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e ".[dev,bench]"
+	touch $@ $(VENV)/.installed $(VENV)/.installed-dev
+
+# Throughput against the SDK floor, then query cost at 1k, 100k and 1M tickets (worlds cached in var/bench).
+bench: $(VENV)/.installed-bench
+	$(BIN)/python -m bench.run $(BENCH_ARGS)
+
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check aftersales tests migrations seed
 	$(BIN)/ruff format --check aftersales tests migrations seed

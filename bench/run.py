@@ -30,7 +30,7 @@ from aftersales.seeding import bulk
 from aftersales.settings import REPO_ROOT
 from aftersales.storage import migrate
 from aftersales.storage.database import make_engine
-from aftersales.storage.models import Category, Order, Product, Ticket
+from aftersales.storage.models import Category, Order, OrderLine, Product, Ticket
 from bench.load import Outcome, Session, drive
 
 WORK = REPO_ROOT / "var" / "bench"
@@ -157,11 +157,13 @@ def inputs_from(database: Path, limit: int = 20000) -> Inputs:
     with engine.connect() as connection:
         tickets = list(connection.scalars(select(Ticket.id).order_by(Ticket.id).limit(limit)))
         taken = {(o, n) for o, n in connection.execute(text("SELECT order_id, line_no FROM tickets"))}
-        products = {p.sku: p for p in connection.execute(select(Product, Category).join(Category)).all()}
+        policy = select(
+            Product.sku, Product.returnable, Product.repairable, Product.warranty_months, Category.return_window_days
+        ).join(Category, Category.code == Product.category_code)
+        products = {sku: facts for sku, *facts in connection.execute(policy)}
         rows = connection.execute(
-            select(Order.id, Order.delivered_at, Order.payment_method, text("l.line_no"), text("l.sku"))
-            .select_from(Order)
-            .join(text("order_lines l"), text("l.order_id = orders.id"))
+            select(Order.id, Order.delivered_at, Order.payment_method, OrderLine.line_no, OrderLine.sku)
+            .join(OrderLine, OrderLine.order_id == Order.id)
             .where(Order.status == "delivered")
         ).all()
     engine.dispose()
@@ -169,11 +171,11 @@ def inputs_from(database: Path, limit: int = 20000) -> Inputs:
     for order_id, delivered_at, payment, line_no, sku in rows:
         if (order_id, line_no) in taken:
             continue
-        product, category = products[sku]
+        can_return, can_repair, warranty, window = products[sku]
         age = (today - as_utc(delivered_at)).days
-        if product.returnable and age < category.return_window_days - 1 and payment != "gift_card":
+        if can_return and age < window - 1 and payment != "gift_card":
             returnable.append((order_id, line_no))
-        elif product.repairable and age < 30 * product.warranty_months - 2:
+        elif can_repair and age < 30 * warranty - 2:
             repairable.append((order_id, line_no))
     shuffle = random.Random(7)
     shuffle.shuffle(returnable)

@@ -6,7 +6,7 @@ three-part message that lists every problem in the call. Unknown tools are a pro
 
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from jsonschema import Draft202012Validator, validators
@@ -36,10 +36,11 @@ class ArgumentGate:
         if validator is None:
             known = ", ".join(sorted(compiled))
             raise MCPError(INVALID_PARAMS, f"Unknown tool: {name!r}. The tools of this server are: {known}.")
-        problems = describe_problems(validator, arguments)
-        if problems:
-            return invalid_arguments_result(name, problems)
-        return rewrite_sdk_error(name, await call_next(ctx))
+        fields = validator.schema.get("properties", {})
+        if not isinstance(arguments, Mapping) or any(key not in fields for key in arguments):
+            return invalid_arguments_result(name, describe_problems(validator, arguments))
+        # The SDK validates the arguments itself; the full description is only worth building when it refuses them.
+        return rewrite_sdk_error(name, await call_next(ctx), lambda: describe_problems(validator, arguments))
 
     async def _load(self) -> dict[str, Any]:
         """Compile each tool's inputSchema once, closed to unknown fields."""
@@ -83,7 +84,7 @@ SDK_FAILURES = (
 )
 
 
-def rewrite_sdk_error(tool: str, result: HandlerResult) -> HandlerResult:
+def rewrite_sdk_error(tool: str, result: HandlerResult, describe: Callable[[], list[str]] = list) -> HandlerResult:
     """Replace an SDK-worded isError text (it names internals) with a three-part message.
 
     A failure the SDK reports that is none of the known kinds is a server fault, so it becomes a -32603 rather
@@ -95,6 +96,8 @@ def rewrite_sdk_error(tool: str, result: HandlerResult) -> HandlerResult:
     text = content[0].get("text", "") if content and isinstance(content[0], dict) else ""
     if not text.startswith("Error executing tool "):
         return result
+    if "validation error" in text.lower() and (problems := describe()):
+        return invalid_arguments_result(tool, problems).model_dump(by_alias=True, exclude_none=True)
     for kind, marker, *parts in SDK_FAILURES:
         if marker in text.lower():
             meta = {**(result.get("_meta") or {}), "aftersales/error": kind}

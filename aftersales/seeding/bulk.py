@@ -278,7 +278,8 @@ def _order_chunk(job: tuple[Any, ...]) -> tuple[int, int, list[Line]]:
         line_rows.extend(
             (order_id, x["line_no"], x["sku"], x["quantity"], x["unit_price_minor"], x["discount_minor"]) for x in lines
         )
-        if status is OrderStatus.DELIVERED:
+        # A ticket needs a day after delivery to be opened in, so lines delivered today are not eligible.
+        if status is OrderStatus.DELIVERED and anchor - order["delivered_at"] > timedelta(days=1):
             goods = sum(x["unit_price_minor"] * x["quantity"] - x["discount_minor"] for x in lines)
             eligible.extend(
                 Line(

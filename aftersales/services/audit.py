@@ -4,11 +4,12 @@ import json
 import logging
 import queue
 import threading
-from dataclasses import dataclass
+import time
+from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete
+from sqlalchemy import delete, insert
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -19,6 +20,7 @@ log = logging.getLogger(__name__)
 SECRET_WORDS = ("token", "secret", "password", "authorization", "state")
 TEXT_LIMIT = 120
 PURGE_EVERY = timedelta(minutes=10)
+BATCH_WINDOW = 0.25  # seconds a record may wait for company before it is written
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,7 @@ class AuditLog:
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
         self._last_purge: datetime | None = None
+        self._flushing = threading.Event()
 
     def record(self, entry: CallRecord) -> None:
         """Queue one record (never blocks the caller)."""
@@ -71,7 +74,9 @@ class AuditLog:
     def flush(self) -> None:
         """Wait until every queued record is written (tests, shutdown)."""
         if self._thread is not None:
+            self._flushing.set()
             self._queue.join()
+            self._flushing.clear()
 
     def close(self) -> None:
         """Write what is queued and stop the writer."""
@@ -87,18 +92,25 @@ class AuditLog:
                 self._thread.start()
 
     def _run(self) -> None:
-        """Take a record, drain whatever else is waiting, write them in one transaction."""
+        """Take a record, gather what arrives in the next moment, write them in one transaction.
+
+        A commit per call would cost more than the call itself; waiting up to BATCH_WINDOW groups them.
+        """
         while True:
             first = self._queue.get()
-            batch = [first]
-            while len(batch) < 500:
+            batch, deadline = [first], time.monotonic() + BATCH_WINDOW
+            while first is not None and len(batch) < 500 and not self._flushing.is_set():
                 try:
-                    batch.append(self._queue.get_nowait())
+                    entry = self._queue.get(timeout=max(0.0, deadline - time.monotonic()))
                 except queue.Empty:
+                    break
+                batch.append(entry)
+                if entry is None:
                     break
             records = [entry for entry in batch if entry is not None]
             try:
-                self._write(records)
+                if records:
+                    self._write(records)
             except SQLAlchemyError:
                 # The audit must never take the service down; a lost batch is logged, not retried forever.
                 log.exception("could not write %d audit records", len(records))
@@ -109,22 +121,15 @@ class AuditLog:
                 return
 
     def _write(self, records: list[CallRecord]) -> None:
+        rows = [
+            {
+                **asdict(r),
+                "arguments": json.dumps(r.arguments, ensure_ascii=False, sort_keys=True, default=str),
+            }
+            for r in records
+        ]
         with self._session_factory() as session, session.begin():
-            session.add_all(
-                ToolCall(
-                    called_at=r.called_at,
-                    caller=r.caller,
-                    tool=r.tool,
-                    arguments=json.dumps(r.arguments, ensure_ascii=False, sort_keys=True, default=str),
-                    arguments_valid=r.arguments_valid,
-                    outcome=r.outcome,
-                    error_kind=r.error_kind,
-                    input_round=r.input_round,
-                    replayed=r.replayed,
-                    latency_ms=r.latency_ms,
-                )
-                for r in records
-            )
+            session.execute(insert(ToolCall.__table__), rows)  # one executemany; no ORM objects per record
             moment = now()
             if self._last_purge is None or moment - self._last_purge > PURGE_EVERY:
                 session.execute(delete(ToolCall).where(ToolCall.called_at < moment - self._retention))

@@ -29,6 +29,7 @@ from aftersales.domain.enums import EventType, RefundMethod, TicketStatus
 from aftersales.domain.errors import AfterSalesError, Retryable
 from aftersales.domain.money import format_money
 from aftersales.domain.refunds import Breakdown, compute_refund
+from aftersales.services.housekeeping import Occasionally
 from aftersales.services.lines import line_context
 from aftersales.services.quotes import quote_for_use
 from aftersales.services.tickets import ticket_view
@@ -37,6 +38,7 @@ from aftersales.storage.models import IdempotencyRecord, Ticket, TicketEvent
 from aftersales.storage.unit_of_work import UnitOfWork
 
 TOOL = "after_sales_create_ticket"
+PURGE = Occasionally()
 log = logging.getLogger(__name__)
 
 
@@ -178,7 +180,10 @@ def create_ticket(
     """Create the ticket and its idempotency record in one transaction; replay or refuse as the rules say."""
     try:
         with uow:
-            uow.idempotency.purge_expired(now)
+            # This key's own expired record must go before it can be claimed again; the rest only now and then.
+            uow.idempotency.drop_expired(caller.id, TOOL, request.idempotency_key, now)
+            if PURGE.due(now):
+                uow.idempotency.purge_expired(now)
             existing = uow.idempotency.find(caller.id, TOOL, request.idempotency_key, now)
             if existing is not None:
                 return _replay(existing, request)
@@ -268,7 +273,7 @@ def _insert(
         updated_at=now,
     )
     uow.tickets.add(ticket, _first_events(ticket, caller, decisions, review, now))
-    view = ticket_view(uow, ticket)
+    view = ticket_view(uow, ticket.id)
     result = CreateResult(
         outcome="created",
         ticket=view,

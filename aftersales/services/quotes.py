@@ -16,6 +16,7 @@ from aftersales.domain.enums import ReasonCode, TicketKind
 from aftersales.domain.errors import HandleExpired, NotFound
 from aftersales.domain.money import format_money
 from aftersales.domain.refunds import compute_refund
+from aftersales.services.housekeeping import Occasionally
 from aftersales.services.lines import line_context
 from aftersales.services.views import ItemView, QuoteView
 from aftersales.storage.models import Quote
@@ -23,6 +24,7 @@ from aftersales.storage.unit_of_work import UnitOfWork
 
 # Expired quotes stay answerable as "expired" this long before they are purged.
 EXPIRED_RETENTION = timedelta(days=7)
+PURGE = Occasionally()
 
 
 def estimate_refund(
@@ -58,8 +60,9 @@ def estimate_refund(
             expires_at=now + ttl,
         )
         uow.quotes.add(quote)
-        # Purging lazily here keeps the table small without a scheduler.
-        uow.quotes.purge_expired_before(now - EXPIRED_RETENTION)
+        # Purging lazily here keeps the table small without a scheduler; once a minute is plenty.
+        if PURGE.due(now):
+            uow.quotes.purge_expired_before(now - EXPIRED_RETENTION)
         uow.commit()
         return QuoteView(
             quote_id=quote.id,

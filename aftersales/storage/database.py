@@ -31,6 +31,8 @@ def _sqlite_pragmas(dbapi_connection: Any, record: Any) -> None:
     """Enforce foreign keys, let readers run beside the writer (WAL), and let SQLAlchemy emit BEGIN itself."""
     _sqlite_pragmas_without_wal(dbapi_connection, record)
     dbapi_connection.execute("PRAGMA journal_mode=WAL")
+    # In WAL mode NORMAL never corrupts the database; it only skips the fsync on every commit.
+    dbapi_connection.execute("PRAGMA synchronous=NORMAL")
 
 
 def _sqlite_pragmas_without_wal(dbapi_connection: Any, _record: Any) -> None:

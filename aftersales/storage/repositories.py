@@ -2,6 +2,7 @@
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any, NamedTuple
 
 from sqlalchemy import and_, delete, func, or_, select
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
@@ -25,6 +26,51 @@ CLOSED = [s.value for s in CLOSED_STATUSES]
 REFUND_KINDS = [k.value for k in TicketKind if k.refunds]
 
 
+class Card(NamedTuple):
+    """The fields a ticket view shows."""
+
+    id: str
+    order_id: str
+    quantity: int
+    kind: str
+    status: str
+    refund_method: str | None
+    refund_total_minor: int
+    currency: str
+    created_at: datetime
+    updated_at: datetime
+    sku: str
+    name: str
+
+
+class EventRow(NamedTuple):
+    """One timeline entry as stored."""
+
+    occurred_at: datetime
+    type: str
+    actor: str
+    note: str
+
+
+# The read path is the hottest in the service: two indexed statements run on the driver directly, skipping
+# SQLAlchemy's per-statement compilation and result processing. {p} is the driver's parameter marker.
+CARD_SQL = (
+    "SELECT t.id, t.order_id, t.quantity, t.kind, t.status, t.refund_method, t.refund_total_minor, t.currency, "
+    "t.created_at, t.updated_at, l.sku, p.name FROM tickets t "
+    "JOIN order_lines l ON l.order_id = t.order_id AND l.line_no = t.line_no "
+    "JOIN products p ON p.sku = l.sku WHERE t.id = {p}"
+)
+TIMELINE_SQL = (
+    "SELECT occurred_at, type, actor, note, count(*) OVER () FROM ticket_events WHERE ticket_id = {p} "
+    "ORDER BY occurred_at DESC, id DESC LIMIT {p}"
+)
+
+
+def _moment(value: Any) -> datetime:
+    """SQLite hands back timestamps as text; PostgreSQL as datetimes."""
+    return datetime.fromisoformat(value) if isinstance(value, str) else value
+
+
 class TicketRepository:
     """Tickets and their timelines."""
 
@@ -35,15 +81,30 @@ class TicketRepository:
         """The ticket with this number, or None."""
         return self.session.get(Ticket, ticket_id)
 
-    def latest_events(self, ticket_id: str, limit: int) -> list[TicketEvent]:
-        """The newest `limit` events of a ticket, oldest first."""
-        newest = (
-            select(TicketEvent)
-            .where(TicketEvent.ticket_id == ticket_id)
-            .order_by(TicketEvent.occurred_at.desc(), TicketEvent.id.desc())
-            .limit(limit)
-        )
-        return list(reversed(self.session.scalars(newest).all()))
+    def card(self, ticket_id: str) -> Card | None:
+        """The fields a ticket view shows, in one indexed query."""
+        rows = self._fetch(CARD_SQL, (ticket_id,))
+        if not rows:
+            return None
+        row = rows[0]
+        return Card(*row[:8], _moment(row[8]), _moment(row[9]), *row[10:])
+
+    def timeline(self, ticket_id: str, limit: int) -> tuple[list[EventRow], int]:
+        """The newest `limit` events oldest first, and how many the timeline holds, in one query."""
+        rows = self._fetch(TIMELINE_SQL, (ticket_id, limit))
+        events = [EventRow(_moment(at), kind, actor, note) for at, kind, actor, note, _ in reversed(rows)]
+        return events, (rows[0][4] if rows else 0)
+
+    def _fetch(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        """Run a read on the unit of work's own connection and transaction, through the driver's cursor."""
+        connection = self.session.connection()
+        marker = "?" if connection.dialect.paramstyle == "qmark" else "%s"
+        cursor = connection.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+        try:
+            cursor.execute(sql.format(p=marker), params)
+            return cursor.fetchall()
+        finally:
+            cursor.close()
 
     def committed_quantity(self, order_id: str, line_no: int) -> int:
         """Units of a line held by open tickets of any kind or already refunded by completed refund tickets.
@@ -90,11 +151,6 @@ class TicketRepository:
         self.session.flush()  # the ticket row must exist before its events reference it
         self.session.add_all(events)
         self.session.flush()
-
-    def count_events(self, ticket_id: str) -> int:
-        """How many events a ticket's timeline holds."""
-        query = select(func.count()).select_from(TicketEvent).where(TicketEvent.ticket_id == ticket_id)
-        return self.session.scalar(query) or 0
 
 
 class OrderRepository:
@@ -166,6 +222,17 @@ class IdempotencyRepository:
         """Insert the record now, so a concurrent call with the same key waits on (or fails) the constraint."""
         self.session.add(record)
         self.session.flush()
+
+    def drop_expired(self, caller: str, tool: str, key: str, now: datetime) -> None:
+        """Delete this key's record if it has expired (through the unique index), freeing the key."""
+        self.session.execute(
+            delete(IdempotencyRecord).where(
+                IdempotencyRecord.caller == caller,
+                IdempotencyRecord.tool == tool,
+                IdempotencyRecord.key == key,
+                IdempotencyRecord.expires_at <= now,
+            )
+        )
 
     def purge_expired(self, now: datetime) -> int:
         """Delete expired records; a key is free again once its record has expired."""

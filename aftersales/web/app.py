@@ -7,6 +7,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from aftersales.app import App
 from aftersales.mcp.server import build_server
@@ -68,4 +69,20 @@ def create_web_app(app: App, server: MCPServer | None = None) -> Starlette:
         streamable_http_path="/mcp", host=app.settings.host, transport_security=transport_security(app.settings)
     )
     web.add_middleware(BearerAuth, keys=app.caller_keys)
+    web.add_middleware(WorkerThreads, count=app.settings.worker_threads)
     return web
+
+
+class WorkerThreads:
+    """Size the worker-thread pool that runs tools (all database work) when the app starts.
+
+    Many threads contending for the GIL with the event loop cost more than they overlap: a few keep both busy.
+    """
+
+    def __init__(self, app: ASGIApp, count: int) -> None:
+        self.app, self.count = app, count
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            anyio.to_thread.current_default_thread_limiter().total_tokens = self.count
+        await self.app(scope, receive, send)

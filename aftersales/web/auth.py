@@ -10,7 +10,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from aftersales.clock import now
 from aftersales.mcp.caller import access_token_for
-from aftersales.security.tokens import InvalidToken, verify
+from aftersales.security.tokens import InvalidToken, TokenClaims, verify
 
 HOW_TO = "Send 'Authorization: Bearer <token>'; the operator issues tokens with `aftersales token issue --caller NAME`."
 
@@ -20,6 +20,8 @@ class BearerAuth:
 
     def __init__(self, app: ASGIApp, keys: list[str], prefix: str = "/mcp") -> None:
         self.app, self.keys, self.prefix = app, keys, prefix
+        # Verified tokens by value: checking a signature on every request of a busy caller is wasted work.
+        self._verified: dict[str, TokenClaims] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Pass through non-MCP traffic; answer 401 or run the request as the token's caller."""
@@ -32,7 +34,7 @@ class BearerAuth:
             await _unauthorized("the request has no bearer token", send)
             return
         try:
-            claims = verify(self.keys, token.strip(), now())
+            claims = self._claims(token.strip())
         except InvalidToken as problem:
             await _unauthorized(str(problem), send)
             return
@@ -44,6 +46,20 @@ class BearerAuth:
             await self.app(scope, receive, send)
         finally:
             auth_context_var.reset(reset)
+
+    def _claims(self, token: str) -> TokenClaims:
+        """Verify a token, remembering good ones; expiry is checked on every use."""
+        moment = now()
+        claims = self._verified.get(token)
+        if claims is None:
+            claims = verify(self.keys, token, moment)
+            if len(self._verified) >= 4096:
+                self._verified.clear()
+            self._verified[token] = claims
+        elif moment >= claims.expires_at:
+            del self._verified[token]
+            raise InvalidToken(f"the bearer token expired at {claims.expires_at:%Y-%m-%d %H:%M} UTC")
+        return claims
 
 
 async def _unauthorized(reason: str, send: Send) -> None:

@@ -6,18 +6,18 @@ from sqlalchemy import func, select
 from aftersales.storage.models import Customer
 
 
-def test_latest_events_are_the_newest_ones_returned_oldest_first(app, baseline):
+def test_the_timeline_gives_the_newest_events_oldest_first_and_the_total(app, baseline):
     busiest = max(
         {e["ticket_id"] for e in baseline.tables["ticket_events"]},
         key=lambda t: sum(1 for e in baseline.tables["ticket_events"] if e["ticket_id"] == t),
     )
+    expected = sum(1 for e in baseline.tables["ticket_events"] if e["ticket_id"] == busiest)
     with app.uow() as uow:
-        total = uow.tickets.count_events(busiest)
-        latest = uow.tickets.latest_events(busiest, 3)
-        every = uow.tickets.latest_events(busiest, 100)
-        assert len(every) == total >= 4
-        assert [e.id for e in latest] == [e.id for e in every[-3:]]
-        assert [e.occurred_at for e in every] == sorted(e.occurred_at for e in every)
+        latest, total = uow.tickets.timeline(busiest, 3)
+        every, same_total = uow.tickets.timeline(busiest, 100)
+    assert total == same_total == len(every) == expected >= 4
+    assert latest == every[-3:]
+    assert [e.occurred_at for e in every] == sorted(e.occurred_at for e in every)
 
 
 def test_an_order_line_is_found_by_order_and_line_number(app, stories):

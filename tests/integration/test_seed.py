@@ -85,7 +85,7 @@ def test_every_seeded_ticket_has_amounts_consistent_with_its_order_line(app):
 def test_every_timeline_is_in_time_order_after_delivery_and_ends_at_the_last_update(app):
     with app.uow() as uow:
         for ticket in uow.session.scalars(select(Ticket)):
-            events = uow.tickets.latest_events(ticket.id, 100)
+            events, _ = uow.tickets.timeline(ticket.id, 100)
             times = [as_utc(e.occurred_at) for e in events]
             assert times == sorted(times)
             assert times[0] == as_utc(ticket.created_at) > as_utc(ticket.line.order.delivered_at)
