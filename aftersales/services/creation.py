@@ -122,6 +122,15 @@ def assess(
         breakdown = _amounts(uow, caller, request, line, now, policy)
         return Assessment(line=line, breakdown=breakdown, allowed_methods=allowed, method=method)
     except AfterSalesError as error:
+        if not key_claimed:
+            # Read committed: a same-key call may have committed between our key lookup and the rule that
+            # failed (its new open ticket, say). Its record then answers for us.
+            late = uow.idempotency.find(caller.id, TOOL, request.idempotency_key, now)
+            if late is not None:
+                try:
+                    return Assessment(replay=_replay(late, request))
+                except AfterSalesError as conflict:
+                    return Assessment(error=conflict)
         return Assessment(error=error)
 
 
@@ -176,8 +185,15 @@ def create_ticket(
     decisions: Decisions,
     now: datetime,
     policy: CreationPolicy,
+    checked: Assessment | None = None,
 ) -> CreateResult:
-    """Create the ticket and its idempotency record in one transaction; replay or refuse as the rules say."""
+    """Create the ticket and its idempotency record in one transaction; replay or refuse as the rules say.
+
+    `checked` is this call's own preflight, made moments earlier; passing it keeps the rule checks out of the
+    write lock. That is safe because what could change in between is guarded by constraints in this transaction:
+    the key's unique index, one open ticket per line (which also keeps the quantity from being double-counted),
+    and the ticket counter.
+    """
     try:
         with uow:
             # This key's own expired record must go before it can be claimed again; the rest only now and then.
@@ -190,7 +206,8 @@ def create_ticket(
             # Claim the key before checking any rule: a concurrent call with the same key now waits on (or fails)
             # the unique constraint instead of racing us through the rules. A broken rule rolls the claim back.
             record = _claim(uow, caller, request, now, policy)
-            assessment = assess(uow, caller, request, now, policy, key_claimed=True)
+            fresh = checked is not None and checked.actionable
+            assessment = checked if fresh else assess(uow, caller, request, now, policy, key_claimed=True)
             if assessment.error is not None:
                 raise assessment.error
             result = _insert(uow, caller, request, assessment, decisions, now, policy)

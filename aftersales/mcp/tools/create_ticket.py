@@ -193,7 +193,7 @@ def register(server: MCPServer, app: App) -> None:
         request = request_of(
             order_id, line_no, kind, reason_code, description, idempotency_key, quantity, refund_method, quote_id
         )
-        return creation.create_ticket(app.uow(write=True), caller, request, decisions, now(), policy)
+        return creation.create_ticket(app.uow(write=True), caller, request, decisions, now(), policy, checked)
 
 
 def _past(action: str) -> str:
