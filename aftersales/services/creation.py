@@ -304,58 +304,29 @@ def _first_events(
 ) -> list[TicketEvent]:
     """The timeline a new ticket starts with, including how a large refund was confirmed."""
     words = ticket.description if len(ticket.description) <= 120 else ticket.description[:117] + "..."
-    events = [
-        TicketEvent(
-            ticket_id=ticket.id,
-            occurred_at=now,
-            type=EventType.CREATED.value,
-            actor=caller.id,
-            note=f'Opened by {caller.id} for the customer: "{words}"',
-        )
-    ]
     amount = format_money(ticket.refund_total_minor, ticket.currency)
+    steps: list[tuple[EventType, str, str]] = [
+        (EventType.CREATED, caller.id, f'Opened by {caller.id} for the customer: "{words}"')
+    ]
     if decisions.confirmation == "person":
-        events.append(
-            TicketEvent(
-                ticket_id=ticket.id,
-                occurred_at=now,
-                type=EventType.NOTE.value,
-                actor="customer",
-                note=f"The customer confirmed the refund of {amount} in the client.",
-            )
-        )
+        steps.append((EventType.NOTE, "customer", f"The customer confirmed the refund of {amount} in the client."))
     elif decisions.confirmation == "host":
-        events.append(
-            TicketEvent(
-                ticket_id=ticket.id,
-                occurred_at=now,
-                type=EventType.NOTE.value,
-                actor="system",
-                note=f"Confirmation of the {amount} refund was left to the host application: "
-                "its client cannot show confirmation forms.",
+        steps.append(
+            (
+                EventType.NOTE,
+                "system",
+                f"Confirmation of the {amount} refund was left to the host "
+                "application: its client cannot show confirmation forms.",
             )
         )
     if review:
-        events.append(
-            TicketEvent(
-                ticket_id=ticket.id,
-                occurred_at=now,
-                type=EventType.REVIEW_STARTED.value,
-                actor="system",
-                note="Queued for a specialist's review.",
-            )
-        )
+        steps.append((EventType.REVIEW_STARTED, "system", "Queued for a specialist's review."))
     else:
-        events.append(
-            TicketEvent(
-                ticket_id=ticket.id,
-                occurred_at=now,
-                type=EventType.APPROVED.value,
-                actor="system",
-                note="Approved automatically under the after-sales policy.",
-            )
-        )
-    return events
+        steps.append((EventType.APPROVED, "system", "Approved automatically under the after-sales policy."))
+    return [
+        TicketEvent(ticket_id=ticket.id, occurred_at=now, type=kind.value, actor=actor, note=note)
+        for kind, actor, note in steps
+    ]
 
 
 def not_created(reason: str) -> CreateResult:

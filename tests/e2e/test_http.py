@@ -17,6 +17,18 @@ pytestmark = [pytest.mark.anyio, pytest.mark.http]
 TOOL = "after_sales_create_ticket"
 
 
+def laptop_return(stories, key: str) -> dict:
+    """A return of the VIP laptop without a refund method: it asks for the method and a confirmation."""
+    return {
+        "order_id": stories["vip_laptop_recent"]["order_id"],
+        "line_no": 1,
+        "kind": "return_and_refund",
+        "reason_code": "defective",
+        "description": "Keyboard stopped working.",
+        "idempotency_key": key,
+    }
+
+
 def ticket_count(app) -> int:
     with app.uow() as uow:
         return uow.session.scalar(select(func.count()).select_from(Ticket))
@@ -56,14 +68,7 @@ async def test_readiness_is_503_when_the_database_is_behind_head(http_url, engin
 async def test_over_http_a_return_without_a_method_goes_input_required_then_creates_one_ticket(
     http_url, token, app, stories
 ):
-    call = {
-        "order_id": stories["vip_laptop_recent"]["order_id"],
-        "line_no": 1,
-        "kind": "return_and_refund",
-        "reason_code": "defective",
-        "description": "Keyboard stopped working.",
-        "idempotency_key": "http-key-0001",
-    }
+    call = laptop_return(stories, "http-key-0001")
     before = ticket_count(app)
     async with connect_http(http_url, token, elicitation_callback=Person()) as client:
         assert client.protocol_version == "2026-07-28"
@@ -89,14 +94,7 @@ async def test_over_http_a_return_without_a_method_goes_input_required_then_crea
 
 
 async def test_over_http_on_2025_11_25_the_same_tool_elicits_with_a_plain_request(http_url, token, app, stories):
-    call = {
-        "order_id": stories["vip_laptop_recent"]["order_id"],
-        "line_no": 1,
-        "kind": "return_and_refund",
-        "reason_code": "defective",
-        "description": "Keyboard stopped working.",
-        "idempotency_key": "http-key-0002",
-    }
+    call = laptop_return(stories, "http-key-0002")
     person, before = Person(), ticket_count(app)
     async with connect_http(http_url, token, mode="legacy", elicitation_callback=person) as client:
         assert client.protocol_version == "2025-11-25"
@@ -109,14 +107,7 @@ async def test_over_http_on_2025_11_25_the_same_tool_elicits_with_a_plain_reques
 
 
 async def test_over_http_a_request_state_with_one_character_changed_is_invalid_params(http_url, token, app, stories):
-    call = {
-        "order_id": stories["vip_laptop_recent"]["order_id"],
-        "line_no": 1,
-        "kind": "return_and_refund",
-        "reason_code": "defective",
-        "description": "Keyboard stopped working.",
-        "idempotency_key": "http-key-0003",
-    }
+    call = laptop_return(stories, "http-key-0003")
     before = ticket_count(app)
     async with connect_http(http_url, token, elicitation_callback=Person()) as client:
         first = await client.session.call_tool(TOOL, call, allow_input_required=True)

@@ -88,6 +88,7 @@ def register(server: MCPServer, app: App) -> None:
         refund_method: RefundMethod | None,
         quote_id: str | None,
     ) -> TicketRequest:
+        """The call's arguments as one request (a resolver, so the preflight and the body share it)."""
         return TicketRequest(
             order_id=order_id,
             line_no=line_no,
@@ -101,21 +102,8 @@ def register(server: MCPServer, app: App) -> None:
         )
 
     @crash_to_protocol_error
-    def assessment(
-        order_id: str,
-        line_no: int,
-        kind: TicketKind,
-        reason_code: ReasonCode,
-        description: str,
-        idempotency_key: str,
-        quantity: int,
-        refund_method: RefundMethod | None,
-        quote_id: str | None,
-    ) -> Assessment:
+    def assessment(request: Annotated[TicketRequest, Resolve(request_of)]) -> Assessment:
         """Check the caller and the rules before anyone is asked anything (re-runs every round)."""
-        request = request_of(
-            order_id, line_no, kind, reason_code, description, idempotency_key, quantity, refund_method, quote_id
-        )
         try:
             with database_errors():
                 return creation.preflight(app.uow(), authorize(WRITE, NAME), request, now(), policy)
@@ -162,6 +150,7 @@ def register(server: MCPServer, app: App) -> None:
         reason_code: Reason,
         description: Description,
         idempotency_key: IdempotencyKey,
+        request: Annotated[TicketRequest, Resolve(request_of)],
         checked: Annotated[Assessment, Resolve(assessment)],
         method_answer: Annotated[ElicitationResult[RefundMethodForm], Resolve(ask_method)],
         confirm_answer: Annotated[ElicitationResult[ConfirmForm], Resolve(ask_confirmation)],
@@ -169,6 +158,7 @@ def register(server: MCPServer, app: App) -> None:
         refund_method: OptionalRefundMethod = None,
         quote_id: OptionalQuoteId = None,
     ) -> CreateResult:
+        # The plain arguments define the input schema; `request` carries the same values as one object.
         if checked.error is not None:
             return error_result(checked.error)  # type: ignore[return-value]
         if checked.replay is not None:
@@ -190,9 +180,6 @@ def register(server: MCPServer, app: App) -> None:
             else:
                 decisions = Decisions(method=decisions.method, confirmation="person")
         caller = authorize(WRITE, NAME)
-        request = request_of(
-            order_id, line_no, kind, reason_code, description, idempotency_key, quantity, refund_method, quote_id
-        )
         return creation.create_ticket(app.uow(write=True), caller, request, decisions, now(), policy, checked)
 
 
