@@ -5,6 +5,7 @@ import os
 import shutil
 from collections import Counter
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -89,13 +90,20 @@ def database_url(backend: str, request: pytest.FixtureRequest, tmp_path: Path) -
         shutil.copyfile(request.getfixturevalue("sqlite_template"), copy)
         yield f"sqlite:///{copy}"
         return
-    template_url = make_url(request.getfixturevalue("postgres_template"))
+    template = make_url(request.getfixturevalue("postgres_template")).database
+    with scratch_database(request.getfixturevalue("postgres_admin_url"), template) as url:
+        yield url
+
+
+@contextmanager
+def scratch_database(admin_url: str, template: str | None = None) -> Iterator[str]:
+    """A PostgreSQL database made for one test (a copy of `template`, or empty), dropped afterwards."""
     name = f"aftersales_test_{os.getpid()}_{next(_numbers)}"
-    admin = _admin(request.getfixturevalue("postgres_admin_url"))
+    admin = _admin(admin_url)
     with admin.connect() as connection:
-        connection.execute(text(f"CREATE DATABASE {name} TEMPLATE {template_url.database}"))
+        connection.execute(text(f"CREATE DATABASE {name}" + (f" TEMPLATE {template}" if template else "")))
     try:
-        yield template_url.set(database=name).render_as_string(hide_password=False)
+        yield make_url(admin_url).set(database=name).render_as_string(hide_password=False)
     finally:
         with admin.connect() as connection:
             connection.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
@@ -127,17 +135,8 @@ def empty_url(backend: str, request: pytest.FixtureRequest, tmp_path: Path) -> I
     if backend == "sqlite":
         yield f"sqlite:///{tmp_path / 'empty.db'}"
         return
-    admin_url = make_url(request.getfixturevalue("postgres_admin_url"))
-    name = f"aftersales_empty_{os.getpid()}_{next(_numbers)}"
-    admin = _admin(admin_url.render_as_string(hide_password=False))
-    with admin.connect() as connection:
-        connection.execute(text(f"CREATE DATABASE {name}"))
-    try:
-        yield admin_url.set(database=name).render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as connection:
-            connection.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-        admin.dispose()
+    with scratch_database(request.getfixturevalue("postgres_admin_url")) as url:
+        yield url
 
 
 @pytest.fixture

@@ -21,6 +21,7 @@ from aftersales.clock import now
 from aftersales.security import tokens
 from aftersales.storage.database import make_engine
 from aftersales.storage.models import Ticket
+from tests.conftest import scratch_database
 from tests.e2e.conftest import free_port
 from tests.e2e.elicitation import Person, answers_for
 from tests.e2e.helpers import connect_http
@@ -89,36 +90,28 @@ class Fleet:
 @pytest.fixture(scope="module")
 def fleet(postgres_template: str, postgres_admin_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fleet]:
     """Replicas A and B on a private copy of the seeded PostgreSQL database."""
-    template = make_url(postgres_template)
-    admin = make_engine(postgres_admin_url, isolation_level="AUTOCOMMIT")
-    name = f"aftersales_replicas_{os.getpid()}"
-    with admin.connect() as connection:
-        connection.execute(text(f"CREATE DATABASE {name} TEMPLATE {template.database}"))
-    url = template.set(database=name).render_as_string(hide_password=False)
-    secret, state = secrets.token_urlsafe(48), secrets.token_urlsafe(48)
-    base = {
-        **os.environ,
-        "AFTERSALES_DATABASE_URL": url,
-        "AFTERSALES_SECRET_KEYS": secret,
-        "AFTERSALES_STATE_KEYS": state,
-        "AFTERSALES_ENV": "production",
-        "AFTERSALES_LOG_LEVEL": "WARNING",
-    }
-    replicas = []
-    for name in "ab":
-        folder = tmp_path_factory.mktemp(f"replica-{name}")
-        replicas.append(Replica({**base, "AFTERSALES_DATA_DIR": str(folder)}, free_port(), folder / "server.log"))
-    for replica in replicas:
-        replica.start()
-    token = tokens.issue([secret], "support-bot", ["tickets:read", "tickets:write"], timedelta(hours=1), now())
-    try:
-        yield Fleet(replicas[0], replicas[1], token, url)
-    finally:
-        for replica in replicas:
-            replica.stop()
-        with admin.connect() as connection:
-            connection.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-        admin.dispose()
+    with scratch_database(postgres_admin_url, make_url(postgres_template).database) as url:
+        secret, state = secrets.token_urlsafe(48), secrets.token_urlsafe(48)
+        base = {
+            **os.environ,
+            "AFTERSALES_DATABASE_URL": url,
+            "AFTERSALES_SECRET_KEYS": secret,
+            "AFTERSALES_STATE_KEYS": state,
+            "AFTERSALES_ENV": "production",
+            "AFTERSALES_LOG_LEVEL": "WARNING",
+        }
+        replicas = []
+        for letter in "ab":
+            folder = tmp_path_factory.mktemp(f"replica-{letter}")
+            replicas.append(Replica({**base, "AFTERSALES_DATA_DIR": str(folder)}, free_port(), folder / "server.log"))
+        token = tokens.issue([secret], "support-bot", ["tickets:read", "tickets:write"], timedelta(hours=1), now())
+        try:
+            for replica in replicas:
+                replica.start()
+            yield Fleet(replicas[0], replicas[1], token, url)
+        finally:
+            for replica in replicas:
+                replica.stop()
 
 
 def call(order_id: str, **changes) -> dict:
