@@ -22,7 +22,7 @@ serve: $(VENV)/.installed
 	$(BIN)/aftersales serve
 
 test: $(VENV)/.installed-dev
-	$(BIN)/ruff check aftersales tests migrations seed
+	$(BIN)/ruff check aftersales tests migrations seed bench examples
 	$(BIN)/python -m pytest
 
 $(VENV)/.installed-bench: pyproject.toml | $(BIN)/python
@@ -34,7 +34,7 @@ bench: $(VENV)/.installed-bench
 	$(BIN)/python -m bench.run $(BENCH_ARGS)
 
 lint: $(VENV)/.installed-dev
-	$(BIN)/ruff check aftersales tests migrations seed
+	$(BIN)/ruff check aftersales tests migrations seed bench examples
 	$(BIN)/ruff format --check aftersales tests migrations seed
 
 clean:

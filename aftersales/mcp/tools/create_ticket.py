@@ -32,6 +32,14 @@ from aftersales.services.creation import Assessment, CreationPolicy, Decisions
 from aftersales.services.views import CreateResult
 
 NAME = "after_sales_create_ticket"
+REFUSED_METHOD = {
+    "decline": "The customer declined to choose a refund method.",
+    "cancel": "The customer cancelled the refund-method question without answering.",
+}
+REFUSED_CONFIRMATION = {
+    "decline": "The customer declined to confirm the refund.",
+    "cancel": "The customer cancelled the refund confirmation without answering.",
+}
 TITLE = "Open an after-sales ticket"
 
 
@@ -166,13 +174,13 @@ def register(server: MCPServer, app: App) -> None:
         decisions = Decisions(method=checked.method)
         if checked.needs_method:
             if not isinstance(method_answer, AcceptedElicitation):
-                return creation.not_created(f"The customer {_past(method_answer.action)} choosing a refund method.")
+                return creation.not_created(REFUSED_METHOD[method_answer.action])
             if method_answer.data is None:
                 raise missing_refund_method(kind, checked.allowed_methods)
             decisions = Decisions(method=RefundMethod(method_answer.data.refund_method))
         if checked.needs_confirmation(policy):
             if not isinstance(confirm_answer, AcceptedElicitation):
-                return creation.not_created(f"The customer {_past(confirm_answer.action)} the refund confirmation.")
+                return creation.not_created(REFUSED_CONFIRMATION[confirm_answer.action])
             if confirm_answer.data is None:
                 decisions = Decisions(method=decisions.method, confirmation="host")
             elif not confirm_answer.data.confirm:
@@ -181,7 +189,3 @@ def register(server: MCPServer, app: App) -> None:
                 decisions = Decisions(method=decisions.method, confirmation="person")
         caller = authorize(WRITE, NAME)
         return creation.create_ticket(app.uow(write=True), caller, request, decisions, now(), policy, checked)
-
-
-def _past(action: str) -> str:
-    return {"decline": "declined", "cancel": "cancelled"}.get(action, action)
