@@ -8,45 +8,45 @@ from aftersales.storage.unit_of_work import UnitOfWork
 
 
 def line_context(uow: UnitOfWork, order_id: str, line_no: int) -> LineContext:
-    """The line's facts for policy checks; unknown orders and lines are three-part errors."""
-    order = uow.orders.get(order_id)
-    if order is None:
+    """The line's facts for policy checks, in one query; unknown orders and lines are three-part errors."""
+    row = uow.orders.line_facts(order_id, line_no)
+    if row is None:
         raise NotFound(
             f'No order numbered "{order_id}" exists.',
             "Order numbers look like O-2026-000123 and appear in the customer's order confirmation.",
             "Ask the customer to read the order number again from their confirmation, then call again.",
         )
-    line = next((x for x in order.lines if x.line_no == line_no), None)
-    if line is None:
-        listed = "; ".join(f"line {x.line_no}: {x.product.name} x{x.quantity}" for x in order.lines)
+    if row.line_no is None:
+        listed = "; ".join(
+            f"line {number}: {name} x{quantity}" for number, name, quantity in uow.orders.lines(order_id)
+        )
         raise NotFound(
             f"Order {order_id} has no line {line_no}.",
             f"Its lines are: {listed}.",
             "Ask the customer which item they mean and call again with that line_no.",
         )
-    product = line.product
     return LineContext(
-        order_id=order.id,
-        line_no=line.line_no,
-        customer_id=order.customer_id,
-        order_status=OrderStatus(order.status),
-        delivered_at=order.delivered_at,
-        payment_method=PaymentMethod(order.payment_method),
-        currency=order.currency,
-        sku=product.sku,
-        product_name=product.name,
-        category_name=product.category.name,
-        returnable=product.returnable,
-        repairable=product.repairable,
-        return_window_days=product.category.return_window_days,
-        warranty_months=product.warranty_months,
+        order_id=row.order_id,
+        line_no=row.line_no,
+        customer_id=row.customer_id,
+        order_status=OrderStatus(row.order_status),
+        delivered_at=row.delivered_at,
+        payment_method=PaymentMethod(row.payment_method),
+        currency=row.currency,
+        sku=row.sku,
+        product_name=row.product_name,
+        category_name=row.category_name,
+        returnable=row.returnable,
+        repairable=row.repairable,
+        return_window_days=row.return_window_days,
+        warranty_months=row.warranty_months,
         facts=LineFacts(
-            unit_price_minor=line.unit_price_minor,
-            quantity=line.quantity,
-            discount_minor=line.discount_minor,
-            order_goods_minor=sum(x.paid_minor for x in order.lines),
-            shipping_fee_minor=order.shipping_fee_minor,
-            restocking_fee_bps=product.category.restocking_fee_bps,
+            unit_price_minor=row.unit_price_minor,
+            quantity=row.quantity,
+            discount_minor=row.discount_minor,
+            order_goods_minor=int(row.order_goods_minor),
+            shipping_fee_minor=row.shipping_fee_minor,
+            restocking_fee_bps=row.restocking_fee_bps,
         ),
-        committed_quantity=uow.tickets.committed_quantity(order.id, line.line_no),
+        committed_quantity=int(row.committed_quantity),
     )

@@ -1,21 +1,16 @@
 """Every query lives here; services never write SQL."""
 
-from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from sqlalchemy import and_, delete, func, or_, select
+from sqlalchemy import delete, func, select
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
-from aftersales.domain.enums import CLOSED_STATUSES, TicketKind
+from aftersales.domain.enums import CLOSED_STATUSES
 from aftersales.storage.models import (
-    Category,
     IdempotencyRecord,
-    Order,
-    OrderLine,
-    Product,
     Quote,
     Ticket,
     TicketEvent,
@@ -23,7 +18,6 @@ from aftersales.storage.models import (
 )
 
 CLOSED = [s.value for s in CLOSED_STATUSES]
-REFUND_KINDS = [k.value for k in TicketKind if k.refunds]
 
 
 class Card(NamedTuple):
@@ -66,6 +60,18 @@ TIMELINE_SQL = (
 )
 
 
+def fetch(session: Session, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+    """Run a read on the unit of work's own connection and transaction, through the driver's cursor."""
+    connection = session.connection()
+    marker = "?" if connection.dialect.paramstyle == "qmark" else "%s"
+    cursor = connection.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+    try:
+        cursor.execute(sql.format(p=marker), params)
+        return cursor.fetchall()
+    finally:
+        cursor.close()
+
+
 def _moment(value: Any) -> datetime:
     """SQLite hands back timestamps as text; PostgreSQL as datetimes."""
     return datetime.fromisoformat(value) if isinstance(value, str) else value
@@ -96,26 +102,7 @@ class TicketRepository:
         return events, (rows[0][4] if rows else 0)
 
     def _fetch(self, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
-        """Run a read on the unit of work's own connection and transaction, through the driver's cursor."""
-        connection = self.session.connection()
-        marker = "?" if connection.dialect.paramstyle == "qmark" else "%s"
-        cursor = connection.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
-        try:
-            cursor.execute(sql.format(p=marker), params)
-            return cursor.fetchall()
-        finally:
-            cursor.close()
-
-    def committed_quantity(self, order_id: str, line_no: int) -> int:
-        """Units of a line held by open tickets of any kind or already refunded by completed refund tickets.
-
-        A completed repair or exchange leaves the item with the customer, so its units count again.
-        """
-        holding = or_(Ticket.status.not_in(CLOSED), and_(Ticket.status == "completed", Ticket.kind.in_(REFUND_KINDS)))
-        query = select(func.coalesce(func.sum(Ticket.quantity), 0)).where(
-            Ticket.order_id == order_id, Ticket.line_no == line_no, holding
-        )
-        return int(self.session.scalar(query) or 0)
+        return fetch(self.session, sql, params)
 
     def open_ticket_on(self, order_id: str, line_no: int) -> str | None:
         """The number of the line's open ticket, if any."""
@@ -153,34 +140,71 @@ class TicketRepository:
         self.session.flush()
 
 
+class LineFactsRow(NamedTuple):
+    """An order line with everything policy needs: order, product, category, goods total, units held."""
+
+    order_id: str
+    customer_id: str
+    order_status: str
+    delivered_at: datetime | None
+    payment_method: str
+    currency: str
+    shipping_fee_minor: int
+    line_no: int | None  # None when the order has no such line
+    quantity: int
+    unit_price_minor: int
+    discount_minor: int
+    sku: str
+    product_name: str
+    returnable: bool
+    repairable: bool
+    warranty_months: int
+    category_name: str
+    return_window_days: int
+    restocking_fee_bps: int
+    order_goods_minor: int
+    committed_quantity: int
+
+
+# One statement for what estimating or opening a ticket needs to know about a line. Units are held by open
+# tickets of any kind and by completed refunds; a completed repair or exchange leaves the item with the customer.
+LINE_FACTS_SQL = (
+    "SELECT o.id, o.customer_id, o.status, o.delivered_at, o.payment_method, o.currency, o.shipping_fee_minor, "
+    "l.line_no, l.quantity, l.unit_price_minor, l.discount_minor, p.sku, p.name, p.returnable, p.repairable, "
+    "p.warranty_months, c.name, c.return_window_days, c.restocking_fee_bps, "
+    "(SELECT sum(x.unit_price_minor * x.quantity - x.discount_minor) FROM order_lines x WHERE x.order_id = o.id), "
+    "(SELECT coalesce(sum(t.quantity), 0) FROM tickets t WHERE t.order_id = o.id AND t.line_no = l.line_no "
+    " AND (t.status NOT IN ('completed', 'rejected', 'cancelled') "
+    "      OR (t.status = 'completed' AND t.kind IN ('refund_only', 'return_and_refund')))) "
+    "FROM orders o LEFT JOIN order_lines l ON l.order_id = o.id AND l.line_no = {p} "
+    "LEFT JOIN products p ON p.sku = l.sku LEFT JOIN categories c ON c.code = p.category_code WHERE o.id = {p}"
+)
+LINES_SQL = (
+    "SELECT l.line_no, p.name, l.quantity FROM order_lines l JOIN products p ON p.sku = l.sku "
+    "WHERE l.order_id = {p} ORDER BY l.line_no"
+)
+
+
 class OrderRepository:
     """Orders and their lines."""
 
     def __init__(self, session: Session) -> None:
         self.session = session
 
-    def get(self, order_id: str) -> Order | None:
-        """The order with this id, or None."""
-        return self.session.get(Order, order_id)
+    def line_facts(self, order_id: str, line_no: int) -> LineFactsRow | None:
+        """The line and what policy needs about it, or None for an unknown order (line_no None: no such line)."""
+        rows = fetch(self.session, LINE_FACTS_SQL, (line_no, order_id))
+        if not rows:
+            return None
+        row = list(rows[0])
+        row[3] = _moment(row[3]) if row[3] is not None else None
+        if row[7] is not None:
+            row[13], row[14] = bool(row[13]), bool(row[14])
+        return LineFactsRow(*row)
 
-    def line(self, order_id: str, line_no: int) -> OrderLine | None:
-        """One line of an order, or None."""
-        return self.session.get(OrderLine, (order_id, line_no))
-
-
-class CatalogRepository:
-    """Products and categories."""
-
-    def __init__(self, session: Session) -> None:
-        self.session = session
-
-    def categories(self) -> Sequence[Category]:
-        """All categories, by code."""
-        return self.session.scalars(select(Category).order_by(Category.code)).all()
-
-    def product(self, sku: str) -> Product | None:
-        """The product with this SKU, or None."""
-        return self.session.get(Product, sku)
+    def lines(self, order_id: str) -> list[tuple[int, str, int]]:
+        """(line number, product name, quantity) of every line of an order."""
+        return [tuple(row) for row in fetch(self.session, LINES_SQL, (order_id,))]  # type: ignore[misc]
 
 
 class QuoteRepository:

@@ -7,7 +7,6 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from aftersales.storage.database import WRITE
 from aftersales.storage.repositories import (
-    CatalogRepository,
     IdempotencyRepository,
     OrderRepository,
     QuoteRepository,
@@ -21,7 +20,6 @@ class UnitOfWork:
     session: Session
     tickets: TicketRepository
     orders: OrderRepository
-    catalog: CatalogRepository
     quotes: QuoteRepository
     idempotency: IdempotencyRepository
 
@@ -36,7 +34,6 @@ class UnitOfWork:
             self.session.connection(execution_options={WRITE: True})
         self.tickets = TicketRepository(self.session)
         self.orders = OrderRepository(self.session)
-        self.catalog = CatalogRepository(self.session)
         self.quotes = QuoteRepository(self.session)
         self.idempotency = IdempotencyRepository(self.session)
         return self

@@ -23,7 +23,11 @@ def repairable_lines(app, count: int) -> list[tuple[str, int]]:
             for line in order.lines:
                 product, age = line.product, now() - as_utc(order.delivered_at)
                 in_warranty = age < timedelta(days=30 * product.warranty_months - 2)
-                if product.repairable and in_warranty and uow.tickets.committed_quantity(order.id, line.line_no) == 0:
+                if (
+                    product.repairable
+                    and in_warranty
+                    and uow.orders.line_facts(order.id, line.line_no).committed_quantity == 0
+                ):
                     found.append((order.id, line.line_no))
             if len(found) >= count:
                 return found[:count]

@@ -222,7 +222,7 @@ def fresh_lines(app, count: int) -> list[str]:
     with app.uow() as uow:
         for order in uow.session.scalars(select(Order).where(Order.status == "delivered")):
             line, age = order.lines[0], now() - as_utc(order.delivered_at)
-            untouched = uow.tickets.committed_quantity(order.id, 1) == 0
+            untouched = uow.orders.line_facts(order.id, 1).committed_quantity == 0
             if len(order.lines) == 1 and line.product.returnable and age < timedelta(days=6) and untouched:
                 found.append(order.id)
     assert len(found) >= count

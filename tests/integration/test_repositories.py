@@ -23,9 +23,10 @@ def test_the_timeline_gives_the_newest_events_oldest_first_and_the_total(app, ba
 def test_an_order_line_is_found_by_order_and_line_number(app, stories):
     order_id = stories["vip_laptop_recent"]["order_id"]
     with app.uow() as uow:
-        line = uow.orders.line(order_id, 1)
-        assert line is not None and line.product.sku == "LAP-001"
-        assert uow.orders.line(order_id, 2) is None
+        line = uow.orders.line_facts(order_id, 1)
+        assert line is not None and (line.sku, line.returnable, line.committed_quantity) == ("LAP-001", True, 0)
+        assert uow.orders.line_facts(order_id, 2).line_no is None
+        assert uow.orders.line_facts("O-2026-999999", 1) is None
 
 
 def _customers(app) -> int:
