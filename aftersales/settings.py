@@ -56,8 +56,3 @@ class Settings(BaseSettings):
         if self.database_url:
             return self.database_url
         return f"sqlite:///{(self.data_dir / 'aftersales.db').resolve()}"
-
-    @property
-    def is_sqlite(self) -> bool:
-        """Whether the database is the embedded SQLite file."""
-        return self.resolved_database_url.startswith("sqlite")

@@ -49,11 +49,6 @@ class TicketKind(StrEnum):
         """Whether this kind pays money back (and so needs a refund method)."""
         return self in (TicketKind.REFUND_ONLY, TicketKind.RETURN_AND_REFUND)
 
-    @property
-    def ships_item_back(self) -> bool:
-        """Whether the customer sends the item to the shop."""
-        return self is not TicketKind.REFUND_ONLY
-
 
 class ReasonCode(StrEnum):
     """Why the customer wants after-sales service."""

@@ -147,7 +147,6 @@ class Builder:
         self.order_rows: list[dict[str, Any]] = []
         self.line_rows: list[dict[str, Any]] = []
         self.ticket_rows: list[dict[str, Any]] = []
-        self.event_rows: list[dict[str, Any]] = []
         self.story_refs: dict[str, dict[str, Any]] = {}
         self.used_lines: set[tuple[int, int]] = set()
 
