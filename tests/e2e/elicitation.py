@@ -37,3 +37,14 @@ def answers_for(input_requests: dict[str, Any], method: str = "store_credit", co
         content = {"refund_method": method} if "refund_method" in fields else {"confirm": confirm}
         responses[key] = ElicitResult(action="accept", content=content)
     return responses
+
+
+async def second_round(session: Any, tool: str, arguments: dict[str, Any], first: Any, state: str | None = None) -> Any:
+    """Retry an input_required call with accepting answers and the round's requestState (or `state` instead)."""
+    return await session.call_tool(
+        tool,
+        arguments,
+        input_responses=answers_for(first.input_requests),
+        request_state=first.request_state if state is None else state,
+        allow_input_required=True,
+    )

@@ -12,7 +12,7 @@ from sqlalchemy import func, select
 
 from aftersales.domain.callers import ALL_SCOPES, Caller
 from aftersales.storage.models import Ticket
-from tests.e2e.elicitation import Person, answers_for
+from tests.e2e.elicitation import Person, second_round
 from tests.e2e.helpers import connect
 
 pytestmark = pytest.mark.anyio
@@ -140,13 +140,7 @@ async def test_both_questions_come_in_one_input_required_round(server, app, stor
         first = await client.session.call_tool(TOOL, call, allow_input_required=True)
         assert isinstance(first, InputRequiredResult) and first.result_type == "input_required"
         assert len(first.input_requests) == 2 and tickets(app) == before  # a round that asks creates nothing
-        done = await client.session.call_tool(
-            TOOL,
-            call,
-            input_responses=answers_for(first.input_requests),
-            request_state=first.request_state,
-            allow_input_required=True,
-        )
+        done = await second_round(client.session, TOOL, call, first)
     assert done.structured_content["outcome"] == "created" and tickets(app) == before + 1
 
 
@@ -164,13 +158,7 @@ async def test_a_tampered_request_state_is_refused_with_invalid_params(server, a
         tampered = state[:-5] + ("A" if state[-5] != "A" else "B") + state[-4:]
         before = tickets(app)
         with pytest.raises(MCPError) as refused:
-            await client.session.call_tool(
-                TOOL,
-                call,
-                input_responses=answers_for(first.input_requests),
-                request_state=tampered,
-                allow_input_required=True,
-            )
+            await second_round(client.session, TOOL, call, first, state=tampered)
     assert refused.value.error.code == -32602 and tickets(app) == before
 
 
@@ -180,13 +168,7 @@ async def test_changing_the_quantity_between_rounds_is_refused_with_invalid_para
         first = await first_round(client, call)
         before = tickets(app)
         with pytest.raises(MCPError) as refused:
-            await client.session.call_tool(
-                TOOL,
-                call | {"quantity": 2},
-                input_responses=answers_for(first.input_requests),
-                request_state=first.request_state,
-                allow_input_required=True,
-            )
+            await second_round(client.session, TOOL, call | {"quantity": 2}, first)
     assert refused.value.error.code == -32602 and tickets(app) == before
 
 
@@ -197,13 +179,7 @@ async def test_a_request_state_older_than_ten_minutes_is_refused(server, app, st
             first = await first_round(client, call)
             frozen.tick(timedelta(minutes=10, seconds=1))
             with pytest.raises(MCPError) as refused:
-                await client.session.call_tool(
-                    TOOL,
-                    call,
-                    input_responses=answers_for(first.input_requests),
-                    request_state=first.request_state,
-                    allow_input_required=True,
-                )
+                await second_round(client.session, TOOL, call, first)
     assert refused.value.error.code == -32602
 
 
@@ -215,13 +191,7 @@ async def test_a_request_state_presented_by_another_caller_is_refused(server, ap
         server, caller=Caller("mallory-bot", frozenset(ALL_SCOPES)), elicitation_callback=Person()
     ) as thief:
         with pytest.raises(MCPError) as refused:
-            await thief.session.call_tool(
-                TOOL,
-                call,
-                input_responses=answers_for(first.input_requests),
-                request_state=first.request_state,
-                allow_input_required=True,
-            )
+            await second_round(thief.session, TOOL, call, first)
     assert refused.value.error.code == -32602
 
 

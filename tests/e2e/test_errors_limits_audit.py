@@ -14,7 +14,7 @@ from aftersales.domain.callers import ALL_SCOPES, Caller
 from aftersales.mcp.server import build_server
 from aftersales.services import tickets
 from tests.conftest import settings_for
-from tests.e2e.elicitation import Person, answers_for
+from tests.e2e.elicitation import Person, second_round
 from tests.e2e.helpers import connect, connect_http
 
 pytestmark = pytest.mark.anyio
@@ -116,13 +116,7 @@ async def test_stats_report_the_exact_counts_of_a_scripted_session(app, server, 
             "after_sales_estimate_refund", {"order_id": create["order_id"], "line_no": 1, "reason_code": "defective"}
         )
         first = await client.session.call_tool("after_sales_create_ticket", create, allow_input_required=True)
-        await client.session.call_tool(
-            "after_sales_create_ticket",
-            create,
-            input_responses=answers_for(first.input_requests),
-            request_state=first.request_state,
-            allow_input_required=True,
-        )
+        await second_round(client.session, "after_sales_create_ticket", create, first)
         await client.call_tool("after_sales_create_ticket", create)
         with pytest.raises(MCPError):
             await client.call_tool("after_sales_nope", {})

@@ -10,7 +10,7 @@ from mcp_types import InputRequiredResult
 from sqlalchemy import func, select
 
 from aftersales.storage.models import Ticket
-from tests.e2e.elicitation import Person, answers_for
+from tests.e2e.elicitation import Person, second_round
 from tests.e2e.helpers import connect_http
 
 pytestmark = [pytest.mark.anyio, pytest.mark.http]
@@ -74,13 +74,7 @@ async def test_over_http_a_return_without_a_method_goes_input_required_then_crea
         assert client.protocol_version == "2026-07-28"
         first = await client.session.call_tool(TOOL, call, allow_input_required=True)
         assert isinstance(first, InputRequiredResult) and first.result_type == "input_required"
-        created = await client.session.call_tool(
-            TOOL,
-            call,
-            input_responses=answers_for(first.input_requests),
-            request_state=first.request_state,
-            allow_input_required=True,
-        )
+        created = await second_round(client.session, TOOL, call, first)
         ticket_id = created.structured_content["ticket"]["ticket_id"]
         shown = await client.call_tool("after_sales_query_ticket", {"ticket_id": ticket_id})
         again = await client.call_tool(TOOL, call)
@@ -114,11 +108,5 @@ async def test_over_http_a_request_state_with_one_character_changed_is_invalid_p
         state = first.request_state
         edited = state[:10] + ("x" if state[10] != "x" else "y") + state[11:]
         with pytest.raises(MCPError) as refused:
-            await client.session.call_tool(
-                TOOL,
-                call,
-                input_responses=answers_for(first.input_requests),
-                request_state=edited,
-                allow_input_required=True,
-            )
+            await second_round(client.session, TOOL, call, first, state=edited)
     assert refused.value.error.code == -32602 and ticket_count(app) == before

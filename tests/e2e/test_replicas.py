@@ -23,7 +23,7 @@ from aftersales.storage.database import make_engine
 from aftersales.storage.models import Ticket
 from tests.conftest import scratch_database
 from tests.e2e.conftest import free_port
-from tests.e2e.elicitation import Person, answers_for
+from tests.e2e.elicitation import Person, second_round
 from tests.e2e.helpers import connect_http
 
 pytestmark = [pytest.mark.anyio, pytest.mark.http]
@@ -134,13 +134,7 @@ async def first_round(url: str, token: str, arguments: dict) -> InputRequiredRes
 
 async def finish(url: str, token: str, arguments: dict, first: InputRequiredResult) -> dict:
     async with connect_http(url, token, elicitation_callback=Person()) as client:
-        done = await client.session.call_tool(
-            TOOL,
-            arguments,
-            input_responses=answers_for(first.input_requests),
-            request_state=first.request_state,
-            allow_input_required=True,
-        )
+        done = await second_round(client.session, TOOL, arguments, first)
     return done.structured_content
 
 
