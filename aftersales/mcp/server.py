@@ -38,6 +38,7 @@ def build_server(app: App) -> MCPServer:
         ),
     )
     tools.register(server, app)
+    app.metrics.bind(tools.NAMES, audit_dropped=lambda: getattr(app.audit, "dropped", 0))
     settings = app.settings
     # Outermost first: record what the client finally got, then spend rate tokens, then check the arguments.
     server.middleware.extend(

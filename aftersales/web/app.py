@@ -1,4 +1,4 @@
-"""Starlette app serving /mcp (Streamable HTTP), /healthz and /readyz."""
+"""Starlette app serving /mcp (Streamable HTTP), /healthz, /readyz and /metrics."""
 
 import anyio
 from mcp.server.mcpserver import MCPServer
@@ -6,7 +6,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse
+from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from aftersales.app import App
@@ -62,8 +62,9 @@ def create_web_app(app: App, server: MCPServer | None = None) -> Starlette:
         )
 
     @server.custom_route("/metrics", methods=["GET"])
-    async def metrics(_: Request) -> PlainTextResponse:
-        return PlainTextResponse(app.metrics.render(), media_type="text/plain; version=0.0.4")
+    async def metrics(request: Request) -> Response:
+        body, content_type = app.metrics.render(request.headers.get("accept", ""))
+        return Response(body, headers={"Content-Type": content_type})
 
     web = server.streamable_http_app(
         streamable_http_path="/mcp", host=app.settings.host, transport_security=transport_security(app.settings)
