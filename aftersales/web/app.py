@@ -1,5 +1,8 @@
 """Starlette app serving /mcp (Streamable HTTP), /healthz, /readyz and /metrics."""
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
 import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
@@ -16,6 +19,7 @@ from aftersales.mcp.server import build_server
 from aftersales.settings import Settings
 from aftersales.storage.migrate import current_revision, head_revision
 from aftersales.web.auth import BearerAuth
+from aftersales.web.bodies import WholeBodies
 from aftersales.web.sessions import CallerSessionManager
 
 
@@ -54,7 +58,7 @@ def transport_security(settings: Settings) -> TransportSecuritySettings:
 
 
 def create_web_app(app: App, server: MCPServer | None = None) -> Starlette:
-    """The ASGI app a deployment serves."""
+    """The ASGI app a deployment serves; `state.close_streams()` ends open streams when shutdown starts."""
     server = server or build_server(app)
     settings = app.settings
     sessions = CallerSessionManager(
@@ -85,11 +89,26 @@ def create_web_app(app: App, server: MCPServer | None = None) -> Starlette:
             Route("/readyz", readyz, methods=["GET"]),
             Route("/metrics", metrics, methods=["GET"]),
         ],
-        lifespan=lambda _: sessions.run(),
+        lifespan=lambda _: lifespan(app, sessions),
     )
+    web.state.close_streams = sessions.close_streams
+    # Each add_middleware wraps the app so far: a request meets WorkerThreads, BearerAuth, WholeBodies, then /mcp.
+    web.add_middleware(WholeBodies)
     web.add_middleware(BearerAuth, keys=app.caller_keys)
     web.add_middleware(WorkerThreads, count=settings.worker_threads)
     return web
+
+
+@asynccontextmanager
+async def lifespan(app: App, sessions: CallerSessionManager) -> AsyncIterator[None]:
+    """Run the session manager; at shutdown, write the queued audit records.
+
+    A SIGTERM ends the process as soon as uvicorn returns, before any caller of uvicorn could close the app.
+    """
+    async with sessions.run():
+        yield
+    if "audit" in app.__dict__:
+        await anyio.to_thread.run_sync(app.audit.flush)
 
 
 class WorkerThreads:

@@ -1,4 +1,4 @@
-"""Sessions of protocol 2025-11-25: the SDK's session manager, capped per caller.
+"""Sessions of protocol 2025-11-25: the SDK's session manager, capped per caller, whose streams close on shutdown.
 
 The SDK caps sessions per process (`max_sessions`), so one caller that keeps opening sessions locks every other
 caller out. Here each caller (the bearer token's caller id, which the SDK already records as the session's owner)
@@ -16,6 +16,7 @@ from mcp.server.auth.middleware.bearer_auth import AuthorizationContext
 from mcp.server.lowlevel.server import Server
 from mcp.server.streamable_http import StreamableHTTPServerTransport
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.server.subscriptions import ListenHandler
 from mcp_types import INVALID_REQUEST, ErrorData, JSONRPCError
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
@@ -83,3 +84,11 @@ class CallerSessionManager(StreamableHTTPSessionManager):
         assert transport.idle_scope is not None  # only sessions with an idle deadline are chosen
         transport.idle_scope.cancel()
         log.info("Closed session %s, the oldest idle one of caller %r, to open a new one", session, caller)
+
+    def close_streams(self) -> None:
+        """End every open stream gracefully: 2026-07-28 listen streams and 2025-11-25 standalone GET streams."""
+        listen = self.app.get_request_handler("subscriptions/listen")
+        if listen is not None and isinstance(listen.handler, ListenHandler):
+            listen.handler.close()
+        for transport in list(self._server_instances.values()):
+            transport.close_standalone_sse_stream()

@@ -9,6 +9,8 @@ from contextlib import contextmanager
 import uvicorn
 from starlette.applications import Starlette
 
+from aftersales.web.serving import Server
+
 
 def free_port() -> int:
     """A free TCP port on loopback."""
@@ -19,9 +21,9 @@ def free_port() -> int:
 
 @contextmanager
 def serving(web: Starlette) -> Iterator[str]:
-    """Serve `web` until the block ends; yield the base URL."""
+    """Serve `web` the way `aftersales serve` does, until the block ends; yield the base URL."""
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(web, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
+    server = Server(uvicorn.Config(web, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 15
