@@ -49,6 +49,10 @@ class Settings(BaseSettings):
     review_above_minor: int = Field(default=300000, ge=0, description="Refunds above this go to manual review.")
     review_recent_tickets: int = Field(default=3, ge=1, description="Tickets in the review window that trigger review.")
     review_window: Duration = Field(default=timedelta(days=30), description="Window for counting recent tickets.")
+    sessions_per_caller: int = Field(default=32, ge=1, description="Open 2025-11-25 sessions one caller may hold.")
+    session_idle_timeout: Duration = Field(
+        default=timedelta(minutes=10), gt=timedelta(0), description="An unused 2025-11-25 session is closed after this."
+    )
 
     @cached_property
     def resolved_database_url(self) -> str:

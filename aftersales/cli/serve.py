@@ -5,8 +5,6 @@ import logging
 import sys
 from datetime import timedelta
 
-import uvicorn
-
 from aftersales.app import App
 from aftersales.bootstrap import prepare
 from aftersales.clock import now
@@ -15,6 +13,7 @@ from aftersales.mcp.caller import acting_as
 from aftersales.mcp.server import build_server
 from aftersales.security import tokens
 from aftersales.settings import Settings
+from aftersales.web import serving
 from aftersales.web.app import create_web_app
 
 CLIENT_SNIPPET = """\
@@ -81,7 +80,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if settings.env == "development":
         token = tokens.issue(keys, "support-bot", list(ALL_SCOPES), timedelta(days=30), now())
         say(CLIENT_SNIPPET.format(url=url, token=token))
-    uvicorn.run(
+    serving.run(
         create_web_app(app),
         host=settings.host,
         port=settings.port,

@@ -1,68 +1,94 @@
-"""Per-process tool-call counters and a latency histogram, rendered in Prometheus text format."""
+"""Per-process tool-call metrics on a registry of this App's own, exposed by prometheus_client."""
 
-import threading
-from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator
+
+from prometheus_client import CollectorRegistry, Counter, Histogram
+from prometheus_client.exposition import choose_encoder
+from prometheus_client.gc_collector import GCCollector
+from prometheus_client.metrics_core import CounterMetricFamily, Metric
+from prometheus_client.platform_collector import PlatformCollector
+from prometheus_client.process_collector import ProcessCollector
+from prometheus_client.registry import Collector
 
 BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+UNKNOWN = "unknown"
+OUTCOMES = ("ok", "tool_error", "protocol_error", "input_required")
+RETRY_KINDS = ("input_required", "replay", "repeat_after_failure")
 
 
 class Metrics:
-    """Counters a scraper sums across replicas; every update takes one lock."""
+    """Counters a scraper sums across replicas; label values come from fixed sets, so no caller can add series."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self.calls: dict[tuple[str, str], int] = defaultdict(int)  # (tool, outcome)
-        self.argument_failures: dict[str, int] = defaultdict(int)
-        self.retries: dict[tuple[str, str], int] = defaultdict(int)  # (tool, kind)
-        self.buckets: dict[str, list[int]] = defaultdict(lambda: [0] * len(BUCKETS))
-        self.sums: dict[str, float] = defaultdict(float)
-        self.counts: dict[str, int] = defaultdict(int)
+        # A registry per App: tests and several apps in one process never share (or collide on) a series.
+        self.registry = CollectorRegistry()
+        for collector in (ProcessCollector, PlatformCollector, GCCollector):
+            collector(registry=self.registry)
+        self._calls = Counter(
+            "aftersales_tool_calls", "Tool calls by tool and outcome.", ["tool", "outcome"], registry=self.registry
+        )
+        self._argument_failures = Counter(
+            "aftersales_tool_argument_failures",
+            "Tool calls whose arguments failed validation.",
+            ["tool"],
+            registry=self.registry,
+        )
+        self._retries = Counter(
+            "aftersales_tool_retries",
+            "Retries: input_required resumptions, replays, repeats.",
+            ["tool", "kind"],
+            registry=self.registry,
+        )
+        self._duration = Histogram(
+            "aftersales_tool_call_duration_seconds",
+            "Tool call latency.",
+            ["tool"],
+            buckets=BUCKETS,
+            registry=self.registry,
+        )
+        self._tools: frozenset[str] = frozenset()
+        self._dropped: Callable[[], int] = lambda: 0
+        self.registry.register(_AuditDropped(lambda: self._dropped()))
+
+    def bind(self, tools: Iterable[str], audit_dropped: Callable[[], int]) -> None:
+        """Name the tools that get series of their own, and where lost audit records are counted."""
+        self._tools = frozenset(tools)
+        self._dropped = audit_dropped
+        # Every series exists from the start at zero, so a rate() over a fresh process is never missing.
+        for tool in (*sorted(self._tools), UNKNOWN):
+            self._argument_failures.labels(tool)
+            self._duration.labels(tool)
+            for outcome in OUTCOMES:
+                self._calls.labels(tool, outcome)
+            for kind in RETRY_KINDS:
+                self._retries.labels(tool, kind)
 
     def observe(self, tool: str, outcome: str, arguments_valid: bool, retry_kinds: list[str], seconds: float) -> None:
-        """Count one call."""
-        with self._lock:
-            self.calls[(tool, outcome)] += 1
-            if not arguments_valid:
-                self.argument_failures[tool] += 1
-            for kind in retry_kinds:
-                self.retries[(tool, kind)] += 1
-            for index, bound in enumerate(BUCKETS):
-                if seconds <= bound:
-                    self.buckets[tool][index] += 1
-            self.sums[tool] += seconds
-            self.counts[tool] += 1
+        """Count one call; a tool name or outcome outside the known sets counts as `unknown`."""
+        tool = tool if tool in self._tools else UNKNOWN
+        self._calls.labels(tool, outcome if outcome in OUTCOMES else UNKNOWN).inc()
+        if not arguments_valid:
+            self._argument_failures.labels(tool).inc()
+        for kind in retry_kinds:
+            self._retries.labels(tool, kind if kind in RETRY_KINDS else UNKNOWN).inc()
+        self._duration.labels(tool).observe(seconds)
 
-    def render(self) -> str:
-        """The Prometheus text exposition of every series."""
-        with self._lock:
-            lines = [
-                "# HELP aftersales_tool_calls_total Tool calls by tool and outcome.",
-                "# TYPE aftersales_tool_calls_total counter",
-                *(
-                    f'aftersales_tool_calls_total{{tool="{t}",outcome="{o}"}} {n}'
-                    for (t, o), n in sorted(self.calls.items())
-                ),
-                "# HELP aftersales_tool_argument_failures_total Tool calls whose arguments failed validation.",
-                "# TYPE aftersales_tool_argument_failures_total counter",
-                *(
-                    f'aftersales_tool_argument_failures_total{{tool="{t}"}} {n}'
-                    for t, n in sorted(self.argument_failures.items())
-                ),
-                "# HELP aftersales_tool_retries_total Retries: input_required resumptions, replays, repeats.",
-                "# TYPE aftersales_tool_retries_total counter",
-                *(
-                    f'aftersales_tool_retries_total{{tool="{t}",kind="{k}"}} {n}'
-                    for (t, k), n in sorted(self.retries.items())
-                ),
-                "# HELP aftersales_tool_call_duration_seconds Tool call latency.",
-                "# TYPE aftersales_tool_call_duration_seconds histogram",
-            ]
-            for tool in sorted(self.counts):
-                for bound, count in zip(BUCKETS, self.buckets[tool], strict=True):
-                    lines.append(f'aftersales_tool_call_duration_seconds_bucket{{tool="{tool}",le="{bound}"}} {count}')
-                lines.append(
-                    f'aftersales_tool_call_duration_seconds_bucket{{tool="{tool}",le="+Inf"}} {self.counts[tool]}'
-                )
-                lines.append(f'aftersales_tool_call_duration_seconds_sum{{tool="{tool}"}} {self.sums[tool]:.6f}')
-                lines.append(f'aftersales_tool_call_duration_seconds_count{{tool="{tool}"}} {self.counts[tool]}')
-        return "\n".join(lines) + "\n"
+    def render(self, accept: str = "") -> tuple[bytes, str]:
+        """The exposition the scraper asked for (OpenMetrics or Prometheus text) and its content type."""
+        encode, content_type = choose_encoder(accept)
+        return encode(self.registry), content_type
+
+
+class _AuditDropped(Collector):
+    """aftersales_audit_records_dropped_total, read from the audit writer at every scrape."""
+
+    def __init__(self, read: Callable[[], int]) -> None:
+        self._read = read
+
+    def collect(self) -> Iterator[Metric]:
+        """One counter sample."""
+        yield CounterMetricFamily(
+            "aftersales_audit_records_dropped",
+            "Audit records that could not be written and were lost.",
+            value=self._read(),
+        )

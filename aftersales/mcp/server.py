@@ -8,6 +8,7 @@ from aftersales.mcp import tools
 from aftersales.mcp.arguments import ArgumentGate
 from aftersales.mcp.ratelimit import Limit, RateLimiter
 from aftersales.mcp.recorder import CallRecorder
+from aftersales.mcp.surface import ServedSurface
 
 INSTRUCTIONS = """\
 After-sales tools for an online shop: refunds, returns, exchanges and repairs of delivered order lines.
@@ -38,10 +39,13 @@ def build_server(app: App) -> MCPServer:
         ),
     )
     tools.register(server, app)
+    app.metrics.bind(tools.NAMES, audit_dropped=lambda: getattr(app.audit, "dropped", 0))
     settings = app.settings
-    # Outermost first: record what the client finally got, then spend rate tokens, then check the arguments.
+    # Outermost first: advertise only what is served, record what the client finally got, then spend rate tokens,
+    # then check the arguments.
     server.middleware.extend(
         [
+            ServedSurface(server),
             CallRecorder(app.audit, app.metrics),
             RateLimiter(
                 server,

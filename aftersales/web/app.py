@@ -1,12 +1,17 @@
-"""Starlette app serving /mcp (Streamable HTTP), /healthz and /readyz."""
+"""Starlette app serving /mcp (Streamable HTTP), /healthz, /readyz and /metrics."""
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 import anyio
 from mcp.server.mcpserver import MCPServer
+from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
 from mcp.server.transport_security import TransportSecuritySettings
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from aftersales.app import App
@@ -14,6 +19,8 @@ from aftersales.mcp.server import build_server
 from aftersales.settings import Settings
 from aftersales.storage.migrate import current_revision, head_revision
 from aftersales.web.auth import BearerAuth
+from aftersales.web.bodies import WholeBodies
+from aftersales.web.sessions import CallerSessionManager
 
 
 def readiness(app: App) -> tuple[bool, str]:
@@ -31,10 +38,15 @@ def readiness(app: App) -> tuple[bool, str]:
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
-def transport_security(settings: Settings) -> TransportSecuritySettings | None:
+def transport_security(settings: Settings) -> TransportSecuritySettings:
     """DNS-rebinding protection: the SDK's loopback defaults, or the configured hosts and origins elsewhere."""
     if settings.host in LOOPBACK:
-        return None  # the SDK protects loopback binds itself
+        # What the SDK's own streamable_http_app() applies to a loopback bind.
+        return TransportSecuritySettings(
+            enable_dns_rebinding_protection=True,
+            allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],
+            allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
+        )
     hosts = [h.strip() for h in settings.allowed_hosts.split(",") if h.strip()]
     if not hosts:
         raise ValueError(
@@ -46,14 +58,19 @@ def transport_security(settings: Settings) -> TransportSecuritySettings | None:
 
 
 def create_web_app(app: App, server: MCPServer | None = None) -> Starlette:
-    """The ASGI app a deployment serves."""
+    """The ASGI app a deployment serves; `state.close_streams()` ends open streams when shutdown starts."""
     server = server or build_server(app)
+    settings = app.settings
+    sessions = CallerSessionManager(
+        server._lowlevel_server,  # the SDK's own streamable_http_app() hands its manager the same object
+        security_settings=transport_security(settings),
+        session_idle_timeout=settings.session_idle_timeout.total_seconds(),
+        per_caller=settings.sessions_per_caller,
+    )
 
-    @server.custom_route("/healthz", methods=["GET"])
     async def healthz(_: Request) -> JSONResponse:
         return JSONResponse({"status": "ok"})
 
-    @server.custom_route("/readyz", methods=["GET"])
     async def readyz(_: Request) -> JSONResponse:
         # The probe touches the database, so it runs on a worker thread, not the event loop.
         ready, reason = await anyio.to_thread.run_sync(readiness, app)
@@ -61,16 +78,37 @@ def create_web_app(app: App, server: MCPServer | None = None) -> Starlette:
             {"status": "ready" if ready else "not_ready", "detail": reason}, status_code=200 if ready else 503
         )
 
-    @server.custom_route("/metrics", methods=["GET"])
-    async def metrics(_: Request) -> PlainTextResponse:
-        return PlainTextResponse(app.metrics.render(), media_type="text/plain; version=0.0.4")
+    async def metrics(request: Request) -> Response:
+        body, content_type = app.metrics.render(request.headers.get("accept", ""))
+        return Response(body, headers={"Content-Type": content_type})
 
-    web = server.streamable_http_app(
-        streamable_http_path="/mcp", host=app.settings.host, transport_security=transport_security(app.settings)
+    web = Starlette(
+        routes=[
+            Route("/mcp", endpoint=StreamableHTTPASGIApp(sessions)),
+            Route("/healthz", healthz, methods=["GET"]),
+            Route("/readyz", readyz, methods=["GET"]),
+            Route("/metrics", metrics, methods=["GET"]),
+        ],
+        lifespan=lambda _: lifespan(app, sessions),
     )
+    web.state.close_streams = sessions.close_streams
+    # Each add_middleware wraps the app so far: a request meets WorkerThreads, BearerAuth, WholeBodies, then /mcp.
+    web.add_middleware(WholeBodies)
     web.add_middleware(BearerAuth, keys=app.caller_keys)
-    web.add_middleware(WorkerThreads, count=app.settings.worker_threads)
+    web.add_middleware(WorkerThreads, count=settings.worker_threads)
     return web
+
+
+@asynccontextmanager
+async def lifespan(app: App, sessions: CallerSessionManager) -> AsyncIterator[None]:
+    """Run the session manager; at shutdown, write the queued audit records.
+
+    A SIGTERM ends the process as soon as uvicorn returns, before any caller of uvicorn could close the app.
+    """
+    async with sessions.run():
+        yield
+    if "audit" in app.__dict__:
+        await anyio.to_thread.run_sync(app.audit.flush)
 
 
 class WorkerThreads:

@@ -7,6 +7,7 @@ from datetime import timedelta
 import httpx
 import pytest
 from mcp.shared.exceptions import MCPError
+from prometheus_client.parser import text_string_to_metric_families
 
 from aftersales.app import App
 from aftersales.cli.main import main
@@ -140,10 +141,16 @@ async def test_metrics_count_calls_by_outcome_in_prometheus_text(app, http_url, 
         await client.call_tool("after_sales_query_ticket", {"ticket_id": "T-26-42"})
     async with httpx.AsyncClient() as http:
         text = (await http.get(f"{http_url}/metrics")).text
-    assert 'aftersales_tool_calls_total{tool="after_sales_query_ticket",outcome="ok"} 1' in text
-    assert 'aftersales_tool_calls_total{tool="after_sales_query_ticket",outcome="tool_error"} 1' in text
-    assert 'aftersales_tool_argument_failures_total{tool="after_sales_query_ticket"} 1' in text
-    assert 'aftersales_tool_call_duration_seconds_count{tool="after_sales_query_ticket"} 2' in text
+    found = {
+        (sample.name, tuple(sorted(sample.labels.items()))): sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+    }
+    query = ("tool", "after_sales_query_ticket")
+    assert found[("aftersales_tool_calls_total", (("outcome", "ok"), query))] == 1
+    assert found[("aftersales_tool_calls_total", (("outcome", "tool_error"), query))] == 1
+    assert found[("aftersales_tool_argument_failures_total", (query,))] == 1
+    assert found[("aftersales_tool_call_duration_seconds_count", (query,))] == 2
     assert "# TYPE aftersales_tool_call_duration_seconds histogram" in text
 
 

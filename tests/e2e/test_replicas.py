@@ -22,9 +22,9 @@ from aftersales.security import tokens
 from aftersales.storage.database import make_engine
 from aftersales.storage.models import Ticket
 from tests.conftest import scratch_database
-from tests.e2e.conftest import free_port
 from tests.e2e.elicitation import Person, second_round
 from tests.e2e.helpers import connect_http
+from tests.support.web import free_port
 
 pytestmark = [pytest.mark.anyio, pytest.mark.http]
 TOOL = "after_sales_create_ticket"

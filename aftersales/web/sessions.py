@@ -1,0 +1,94 @@
+"""Sessions of protocol 2025-11-25: the SDK's session manager, capped per caller, whose streams close on shutdown.
+
+The SDK caps sessions per process (`max_sessions`), so one caller that keeps opening sessions locks every other
+caller out. Here each caller (the bearer token's caller id, which the SDK already records as the session's owner)
+holds at most `per_caller` sessions. A caller at its cap that opens another loses its oldest idle session, the one
+it has not used for longest (its next request there answers 404 and the client starts a new session, as the
+specification tells it to). Only when none of its sessions is idle (each has a request in flight or an open
+stream, so closing one would cut off work in progress) is the new one refused, with HTTP 429 and a message.
+"""
+
+import logging
+import math
+from typing import Any
+
+from mcp.server.auth.middleware.bearer_auth import AuthorizationContext
+from mcp.server.lowlevel.server import Server
+from mcp.server.streamable_http import StreamableHTTPServerTransport
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.server.subscriptions import ListenHandler
+from mcp_types import INVALID_REQUEST, ErrorData, JSONRPCError
+from starlette.responses import Response
+from starlette.types import Receive, Scope, Send
+
+log = logging.getLogger(__name__)
+
+
+class TooManySessions(Exception):
+    """The caller is at its session cap and every one of its sessions is busy."""
+
+    def __init__(self, caller: str, limit: int) -> None:
+        super().__init__(
+            f"Caller {caller!r} already has {limit} open sessions and every one is busy (a request in flight or an "
+            "open stream), so none was closed to make room. End a session you no longer need (HTTP DELETE with its "
+            "Mcp-Session-Id) or let one finish, then initialize again; the operator sets the limit with "
+            "AFTERSALES_SESSIONS_PER_CALLER."
+        )
+
+    def response(self) -> Response:
+        """HTTP 429 with a JSON-RPC error body, the way the SDK answers its own session refusals."""
+        body = JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(code=INVALID_REQUEST, message=str(self)))
+        return Response(body.model_dump_json(by_alias=True), status_code=429, media_type="application/json")
+
+
+class CallerSessionManager(StreamableHTTPSessionManager):
+    """StreamableHTTPSessionManager with at most `per_caller` sessions for each caller."""
+
+    def __init__(self, app: Server[Any], *, per_caller: int, **options: Any) -> None:
+        super().__init__(app, **options)
+        if per_caller < 1:
+            raise ValueError("per_caller must be at least 1")
+        self.per_caller = per_caller
+
+    async def _handle_stateful_request(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super()._handle_stateful_request(scope, receive, send)
+        except TooManySessions as refusal:  # raised by _admit_session, before anything was sent
+            log.warning("Refused a new session: %s", refusal)
+            await refusal.response()(scope, receive, send)
+
+    def _admit_session(self, requestor: AuthorizationContext | None) -> StreamableHTTPServerTransport | None:
+        # Runs under the SDK's session-creation lock and never awaits, so counting and evicting cannot race.
+        if requestor is not None:
+            owned = [session for session, owner in self._session_owners.items() if owner == requestor]
+            if len(owned) >= self.per_caller:
+                caller = str(requestor["subject"] or requestor["client_id"])
+                self._evict(self._oldest_idle(owned, caller), caller)
+        return super()._admit_session(requestor)
+
+    def _oldest_idle(self, sessions: list[str], caller: str) -> str:
+        """The session idle longest: its idle deadline is the earliest (a busy session has none)."""
+        deadlines: dict[str, float] = {}
+        for session in sessions:
+            idle_scope = self._server_instances[session].idle_scope
+            if idle_scope is not None and idle_scope.deadline != math.inf:
+                deadlines[session] = idle_scope.deadline
+        if not deadlines:
+            raise TooManySessions(caller, self.per_caller)
+        return min(deadlines, key=deadlines.__getitem__)
+
+    def _evict(self, session: str, caller: str) -> None:
+        """Forget the session now (it answers 404 from here on) and end it the way an idle timeout would."""
+        transport = self._server_instances.pop(session)
+        self._session_owners.pop(session, None)
+        assert transport.idle_scope is not None  # only sessions with an idle deadline are chosen
+        transport.idle_scope.cancel()
+        log.info("Closed session %s, the oldest idle one of caller %r, to open a new one", session, caller)
+
+    def close_streams(self) -> None:
+        """End every open stream gracefully: 2026-07-28 listen streams and 2025-11-25 standalone GET streams."""
+        listen = self.app.get_request_handler("subscriptions/listen")
+        if listen is not None and isinstance(listen.handler, ListenHandler):
+            listen.handler.close()
+        for transport in list(self._server_instances.values()):
+            transport.close_standalone_sse_stream()
