@@ -1,0 +1,91 @@
+"""The official MCP conformance suite's server scenarios: run them, and judge the results against a baseline.
+
+The suite runs one revision's requirement set (`--requirements 2026-07-28`) and writes one checks.json per
+scenario. A check fails when its status is FAILURE or WARNING, as in the suite's own baseline mode. The baseline
+(tests/e2e/conformance-expected-failures.yml) names, per revision, the scenarios or single checks that do not
+apply to this server, each with its reason, in the suite's notation: `scenario` or `scenario:check-id`.
+"""
+
+import json
+import re
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tests.support import node
+
+PACKAGE = node.MODULES / "@modelcontextprotocol" / "conformance"
+FAILING = {"FAILURE", "WARNING"}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What differs from the baseline: failures it does not list, and entries that now pass."""
+
+    unexpected: list[str]
+    stale: list[str]
+
+
+def judged_scenarios(revision: str) -> list[str]:
+    """The server scenarios a revision requires, plus those run but not scored for a reason other than being
+    an optional extension (added after the release, or pending): this server must pass those too."""
+    requirements = yaml.safe_load((PACKAGE / "requirements" / f"{revision}.yaml").read_text())
+    extra = [
+        entry["scenario"]
+        for entry in requirements.get("not_scored", [])
+        if entry["leg"] == "server" and entry["reason"] != "extension"
+    ]
+    return [*requirements["server"], *extra]
+
+
+def run_suite(url: str, revision: str, out_dir: Path, timeout: float = 300) -> dict[str, list[dict[str, Any]]]:
+    """Run a revision's server scenarios against `url`; return each scenario's checks."""
+    suite = [str(node.ensure_installed()), str(PACKAGE / "dist" / "index.js"), "server"]
+    completed = subprocess.run(
+        [*suite, "--url", url, "--requirements", revision, "--output-dir", str(out_dir)],
+        cwd=node.TS_DIR,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    results: dict[str, list[dict[str, Any]]] = {}
+    for checks in out_dir.glob("*/checks.json"):
+        # Folders are named server-<scenario>-<timestamp>.
+        scenario = re.sub(r"^server-|-\d{4}-\d{2}-\d{2}T[\d-]+Z$", "", checks.parent.name)
+        results[scenario] = json.loads(checks.read_text())
+    if not results:
+        raise AssertionError(f"the conformance suite wrote no results:\n{completed.stdout[-3000:]}{completed.stderr}")
+    return results
+
+
+def expected_failures(path: Path, revision: str) -> dict[str, str]:
+    """The baseline for one revision: entry -> reason."""
+    return yaml.safe_load(path.read_text()).get(revision) or {}
+
+
+def judge(results: dict[str, list[dict[str, Any]]], scenarios: list[str], expected: dict[str, str]) -> Verdict:
+    """Compare results with the baseline the way the suite's baseline mode does."""
+    whole = {entry for entry in expected if ":" not in entry}
+    unexpected, stale = [], []
+    for scenario in scenarios:
+        checks = results.get(scenario)
+        if checks is None:
+            unexpected.append(f"{scenario}: no results (the scenario did not run)")
+            continue
+        failing = [c for c in checks if c["status"] in FAILING]
+        if scenario in whole:
+            if not failing:
+                stale.append(scenario)
+            continue
+        for check in failing:
+            entry = f"{scenario}:{check['id']}"
+            if entry not in expected:
+                unexpected.append(f"{entry} {check['status']}: {check.get('errorMessage', '')}")
+        statuses = {c["id"]: c["status"] for c in checks}
+        stale += [e for e in expected if e.startswith(f"{scenario}:") and statuses.get(e.split(":", 1)[1]) == "SUCCESS"]
+    judged = set(scenarios)
+    stale += [f"{e} (not a scenario this revision judges)" for e in expected if e.split(":", 1)[0] not in judged]
+    return Verdict(unexpected, stale)
