@@ -17,14 +17,6 @@ from tests.support.wire import ErrorLog
 pytestmark = pytest.mark.http
 BASELINE = Path(__file__).with_name("conformance-expected-failures.yml")
 
-# Server faults that another branch is fixing now (issue #10), by revision and request method. They are expected
-# failures that must stay exact: once the fix lands and the fault is gone, the test fails until its entry here is
-# removed, like xfail(strict=True).
-PENDING_FAULTS = {
-    ("2026-07-28", "prompts/get"): "issue #10 item 6: prompts/get for an unknown prompt answers -32603, not -32602",
-    ("2025-11-25", "prompts/get"): "issue #10 item 6: prompts/get for an unknown prompt answers code 0, not -32602",
-}
-
 
 @pytest.mark.parametrize("revision", ["2026-07-28", "2025-11-25"])
 def test_every_conformance_check_that_applies_passes_and_the_server_never_faults(
@@ -39,17 +31,7 @@ def test_every_conformance_check_that_applies_passes_and_the_server_never_faults
     verdict = conformance.judge(results, conformance.judged_scenarios(revision), expected)
     assert verdict.unexpected == [], "checks that fail but are not in the baseline"
     assert verdict.stale == [], "baseline entries that pass now: remove them from conformance-expected-failures.yml"
-
-    pending = {method: reason for (rev, method), reason in PENDING_FAULTS.items() if rev == revision}
-    faults = errors.faults
-    assert [f for f in faults if f.method not in pending] == [], "the server answered with a fault"
-    fixed = [reason for method, reason in pending.items() if all(f.method != method for f in faults)]
-    assert fixed == [], "fixed now: remove these from PENDING_FAULTS"
-    if faults:
-        seen = [
-            f"{reason}: got {[(f.code, f.message) for f in faults if f.method == m]}" for m, reason in pending.items()
-        ]
-        pytest.xfail("; ".join(seen))
+    assert errors.faults == [], "the server answered with a fault"
 
 
 def test_the_proxy_adds_the_token_and_the_server_still_refuses_a_request_without_one(http_url, issue_token):
