@@ -1,5 +1,6 @@
 """Observe every tools/call: the audit record and the metrics, taken from what actually went back to the client."""
 
+import logging
 import threading
 import time
 from collections.abc import Mapping
@@ -12,9 +13,10 @@ from mcp.shared.exceptions import MCPError
 
 from aftersales.clock import now
 from aftersales.mcp.metrics import Metrics
-from aftersales.services.audit import AuditLog, CallRecord, redact
+from aftersales.services.audit import AuditLog, CallRecord
 from aftersales.services.stats import REPEAT_WINDOW
 
+log = logging.getLogger(__name__)
 ARGUMENT_ERRORS = ("invalid_arguments", "unknown_tool")
 
 
@@ -48,6 +50,15 @@ class CallRecorder:
         self, params: Mapping[str, Any], at: datetime, started: float, outcome: str, kind: str | None, replayed: bool
     ) -> None:
         seconds = time.perf_counter() - started
+        try:
+            self._record(params, at, seconds, outcome, kind, replayed)
+        except Exception:
+            # Observing a call must never change what the client gets back.
+            log.exception("could not record a call of %.64r", params.get("name"))
+
+    def _record(
+        self, params: Mapping[str, Any], at: datetime, seconds: float, outcome: str, kind: str | None, replayed: bool
+    ) -> None:
         token = get_access_token()
         caller = (token.subject or token.client_id) if token else "anonymous"
         tool = str(params.get("name"))
@@ -62,7 +73,7 @@ class CallRecorder:
                 called_at=at,
                 caller=caller,
                 tool=tool,
-                arguments=redact(params.get("arguments") or {}),
+                arguments=params.get("arguments") or {},  # the writer redacts them, off the request path
                 arguments_valid=valid,
                 outcome=outcome,
                 error_kind=kind,
