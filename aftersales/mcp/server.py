@@ -42,7 +42,7 @@ def build_server(app: App) -> MCPServer:
     # Outermost first: record what the client finally got, then spend rate tokens, then check the arguments.
     server.middleware.extend(
         [
-            CallRecorder(app.audit, app.metrics),
+            CallRecorder(app.audit, app.metrics, server),
             RateLimiter(
                 server,
                 read=Limit(settings.rate_read_per_minute, settings.rate_read_burst),

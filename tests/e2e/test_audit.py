@@ -9,6 +9,7 @@ import httpx2
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
 from sqlalchemy import Row, select
 
 from aftersales.app import App
@@ -98,4 +99,23 @@ async def test_over_http_a_lone_surrogate_escape_is_recorded_and_later_calls_are
     rows = recorded(app)
     assert refused.is_error and "T-2026-0357" in refused.content[0].text and later.is_error
     assert [json.loads(r.arguments)["ticket_id"] for r in rows] == [SURROGATE, "T-26-42"]
+    assert app.audit.dropped == 0
+
+
+async def test_unknown_tool_names_are_recorded_and_counted_as_unknown(app, server, mode, monkeypatch):
+    counted: list[str] = []
+    observe = app.metrics.observe
+    monkeypatch.setattr(app.metrics, "observe", lambda tool, *rest: (counted.append(tool), observe(tool, *rest)))
+    names = ["x" * 300, 'after_sales_"quoted"\nname', "nul\x00name"]
+    async with connect(server, mode) as client:
+        for name in names:
+            with pytest.raises(MCPError) as refused:
+                await client.call_tool(name, {})
+            assert refused.value.error.code == -32602
+        await client.call_tool(QUERY, {"ticket_id": "T-26-42"})
+    rows = recorded(app)
+    assert [(r.tool, r.outcome, r.error_kind, r.arguments_valid) for r in rows] == [
+        ("unknown", "protocol_error", "unknown_tool", False)
+    ] * 3 + [(QUERY, "tool_error", "invalid_arguments", False)]
+    assert counted == ["unknown"] * 3 + [QUERY]
     assert app.audit.dropped == 0
