@@ -1,5 +1,6 @@
 """Tool health from the audit, computed by the database on both backends, and `aftersales stats` printing it."""
 
+import json
 import random
 from collections import defaultdict
 from dataclasses import replace
@@ -142,6 +143,16 @@ def test_stats_fetch_one_row_per_tool_however_many_calls_were_recorded(app):
         ]
     assert [f.calls for f in figures] == [200, 200, 200]
     assert sum(fetched) == len(tools)
+
+
+def test_stats_table_says_so_when_no_calls_were_recorded(app, monkeypatch, capsys, tmp_path):
+    monkeypatch.setenv("AFTERSALES_DATABASE_URL", app.settings.resolved_database_url)
+    monkeypatch.setenv("AFTERSALES_DATA_DIR", str(tmp_path / "var"))
+    assert main(["stats", "--since", "1h"]) == 0
+    assert main(["stats", "--since", "1h", "--json"]) == 0
+    table, document = capsys.readouterr().out.split("{", 1)
+    assert "tool  calls  parameter_hit_rate" in table and "(no calls recorded)" in table
+    assert json.loads("{" + document)["tools"] == []
 
 
 def test_stats_table_lists_each_tool_of_the_period(app, monkeypatch, capsys, tmp_path):
