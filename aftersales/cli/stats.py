@@ -24,13 +24,15 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     """Print the figures for the period."""
     since = now() - parse_duration(args.since)
     app = App(settings)
-    figures = [entry.as_dict() for entry in tool_stats(app.uow(), since)]
-    app.close()
+    try:
+        figures = [entry.as_dict() for entry in tool_stats(app.uow(), since)]
+    finally:
+        app.close()
     if args.json:
         print(json.dumps({"since": iso(since), "tools": figures}, indent=2))
         return 0
     print(f"tool calls since {iso(since)}")
-    widths = [max(len(column), *(len(str(row[column])) for row in figures)) for column in COLUMNS]
+    widths = [max([len(column), *(len(str(row[column])) for row in figures)]) for column in COLUMNS]
     print("  ".join(column.ljust(width) for column, width in zip(COLUMNS, widths, strict=True)))
     for row in figures:
         print("  ".join(str(row[column]).ljust(width) for column, width in zip(COLUMNS, widths, strict=True)))

@@ -1,5 +1,6 @@
 """Observe every tools/call: the audit record and the metrics, taken from what actually went back to the client."""
 
+import logging
 import threading
 import time
 from collections.abc import Mapping
@@ -8,21 +9,25 @@ from typing import Any
 
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPError
 
 from aftersales.clock import now
 from aftersales.mcp.metrics import Metrics
-from aftersales.services.audit import AuditLog, CallRecord, redact
+from aftersales.services.audit import AuditLog, CallRecord
 from aftersales.services.stats import REPEAT_WINDOW
 
+log = logging.getLogger(__name__)
 ARGUMENT_ERRORS = ("invalid_arguments", "unknown_tool")
+UNKNOWN_TOOL = "unknown"  # what the audit and the metrics say for any name this server has no tool for
 
 
 class CallRecorder:
     """Outermost tool middleware: time the call, classify its outcome, record it, count it."""
 
-    def __init__(self, audit: AuditLog, metrics: Metrics) -> None:
-        self._audit, self._metrics = audit, metrics
+    def __init__(self, audit: AuditLog, metrics: Metrics, server: MCPServer) -> None:
+        self._audit, self._metrics, self._server = audit, metrics, server
+        self._known: frozenset[str] | None = None
         self._failures: dict[tuple[str, str], datetime] = {}  # last failure per (caller, tool), for repeat counts
         self._lock = threading.Lock()
 
@@ -30,27 +35,56 @@ class CallRecorder:
         """Record tools/call requests; pass everything else through."""
         if ctx.method != "tools/call" or not isinstance(ctx.params, Mapping):
             return await call_next(ctx)
+        tool = await self.tool_name(ctx.params.get("name"))
         started_at, started = now(), time.perf_counter()
         try:
             result = await call_next(ctx)
         except MCPError as error:
-            kind = "unknown_tool" if "Unknown tool" in error.error.message else f"jsonrpc_{error.error.code}"
-            self._observe(ctx.params, started_at, started, "protocol_error", kind, replayed=False)
+            kind = "unknown_tool" if tool == UNKNOWN_TOOL else f"jsonrpc_{error.error.code}"
+            self._observe(ctx.params, tool, started_at, started, "protocol_error", kind, replayed=False)
             raise
         except Exception:
-            self._observe(ctx.params, started_at, started, "protocol_error", "internal", replayed=False)
+            self._observe(ctx.params, tool, started_at, started, "protocol_error", "internal", replayed=False)
             raise
         outcome, kind, replayed = classify(result)
-        self._observe(ctx.params, started_at, started, outcome, kind, replayed)
+        self._observe(ctx.params, tool, started_at, started, outcome, kind, replayed)
         return result
 
+    async def tool_name(self, name: Any) -> str:
+        """`name` if this server has that tool, else UNKNOWN_TOOL: callers cannot invent audit values or series."""
+        if self._known is None:
+            self._known = frozenset(tool.name for tool in await self._server.list_tools())
+        return name if isinstance(name, str) and name in self._known else UNKNOWN_TOOL
+
     def _observe(
-        self, params: Mapping[str, Any], at: datetime, started: float, outcome: str, kind: str | None, replayed: bool
+        self,
+        params: Mapping[str, Any],
+        tool: str,
+        at: datetime,
+        started: float,
+        outcome: str,
+        kind: str | None,
+        replayed: bool,
     ) -> None:
         seconds = time.perf_counter() - started
+        try:
+            self._record(params, tool, at, seconds, outcome, kind, replayed)
+        except Exception:
+            # Observing a call must never change what the client gets back.
+            log.exception("could not record a call of %s", tool)
+
+    def _record(
+        self,
+        params: Mapping[str, Any],
+        tool: str,
+        at: datetime,
+        seconds: float,
+        outcome: str,
+        kind: str | None,
+        replayed: bool,
+    ) -> None:
         token = get_access_token()
         caller = (token.subject or token.client_id) if token else "anonymous"
-        tool = str(params.get("name"))
         resumed = bool(params.get("inputResponses"))
         retries = [k for k, happened in (("input_required", resumed), ("replay", replayed)) if happened]
         if self._repeats_failure(caller, tool, at, outcome in ("tool_error", "protocol_error")):
@@ -62,7 +96,7 @@ class CallRecorder:
                 called_at=at,
                 caller=caller,
                 tool=tool,
-                arguments=redact(params.get("arguments") or {}),
+                arguments=params.get("arguments") or {},  # the writer redacts them, off the request path
                 arguments_valid=valid,
                 outcome=outcome,
                 error_kind=kind,

@@ -39,14 +39,14 @@ def build_server(app: App) -> MCPServer:
         ),
     )
     tools.register(server, app)
-    app.metrics.bind(tools.NAMES, audit_dropped=lambda: getattr(app.audit, "dropped", 0))
+    app.metrics.bind(tools.NAMES, audit_dropped=lambda: app.audit.dropped)
     settings = app.settings
     # Outermost first: advertise only what is served, record what the client finally got, then spend rate tokens,
     # then check the arguments.
     server.middleware.extend(
         [
             ServedSurface(server),
-            CallRecorder(app.audit, app.metrics),
+            CallRecorder(app.audit, app.metrics, server),
             RateLimiter(
                 server,
                 read=Limit(settings.rate_read_per_minute, settings.rate_read_burst),

@@ -1,16 +1,23 @@
-"""The tool-call audit: records written in batches off the request path, purged after their retention."""
+"""The tool-call audit: records written in batches off the request path, purged after their retention.
+
+The writer never stops: whatever a record holds, it is made fit for both databases first, and a record the
+database still refuses is logged, counted in `AuditLog.dropped` and skipped while the rest are written.
+"""
 
 import json
 import logging
 import queue
+import re
 import threading
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from datetime import datetime, timedelta
+from itertools import islice
 from typing import Any
 
-from sqlalchemy import delete, insert
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy import String, delete, insert
+from sqlalchemy.exc import DisconnectionError, InterfaceError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.orm import Session, sessionmaker
 
 from aftersales.clock import now
@@ -18,19 +25,30 @@ from aftersales.storage.models import ToolCall
 
 log = logging.getLogger(__name__)
 SECRET_WORDS = ("token", "secret", "password", "authorization", "state")
-TEXT_LIMIT = 120
+TEXT_LIMIT = 120  # characters kept of any text inside the arguments
+NESTING_LIMIT = 4  # containers deeper than this are not kept; the tools take flat arguments
+ITEMS_LIMIT = 50  # items kept of any list or object inside the arguments
+ARGUMENTS_LIMIT = 4000  # characters of stored arguments JSON; bounds a record whatever a caller sends
 PURGE_EVERY = timedelta(minutes=10)
 BATCH_WINDOW = 0.25  # seconds a record may wait for company before it is written
+BATCH_SIZE = 500
+# Each free-text column's width, read from the model so a migration that widens one is followed here.
+WIDTHS = {c.name: c.type.length for c in ToolCall.__table__.columns if isinstance(c.type, String) and c.type.length}
+# PostgreSQL refuses NUL in text and no driver can encode a lone surrogate (JSON may carry "\ud800").
+UNSAFE = re.compile("[\x00\ud800-\udfff]")
+SURROGATE = re.compile("[\ud800-\udfff]")
+# Errors that say the database is not answering, not that one row is wrong: retrying row by row cannot help.
+UNAVAILABLE = (OperationalError, InterfaceError, DisconnectionError, PoolTimeout)
 
 
 @dataclass(frozen=True)
 class CallRecord:
-    """What the audit keeps about one tools/call."""
+    """What the audit keeps about one tools/call; `arguments` as received, made fit to keep by the writer."""
 
     called_at: datetime
     caller: str
     tool: str
-    arguments: dict[str, Any]
+    arguments: Any
     arguments_valid: bool
     outcome: str  # ok | tool_error | protocol_error | input_required
     error_kind: str | None
@@ -40,18 +58,71 @@ class CallRecord:
 
 
 def redact(arguments: Any) -> dict[str, Any]:
-    """Arguments fit to keep: secret-looking fields hidden, free text cut short."""
+    """Arguments fit to keep: secret-looking fields hidden at any depth, text cut short, size and depth bounded."""
     if not isinstance(arguments, dict):
-        return {"_unparsed": str(arguments)[:TEXT_LIMIT]}
+        return {"_unparsed": _cut(str(arguments))}
+    return _kept_object(arguments, 1)
+
+
+def _kept(name: str, value: Any, depth: int) -> Any:
+    if any(word in name.lower() for word in SECRET_WORDS):
+        return "[redacted]"
+    if isinstance(value, str):
+        return _cut(value)
+    if isinstance(value, dict | list) and depth >= NESTING_LIMIT:
+        return "[nested]"
+    if isinstance(value, dict):
+        return _kept_object(value, depth + 1)
+    if isinstance(value, list):
+        return [_kept(name, item, depth + 1) for item in islice(value, ITEMS_LIMIT)]
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
+        return f"[an integer of {value.bit_length()} bits]"  # Python will not even print one past 4300 digits
+    if value is None or isinstance(value, bool | int | float):
+        return value
+    return _cut(str(value))
+
+
+def _kept_object(value: dict[Any, Any], depth: int) -> dict[str, Any]:
     kept: dict[str, Any] = {}
-    for name, value in arguments.items():
-        if any(word in str(name).lower() for word in SECRET_WORDS):
-            kept[name] = "[redacted]"
-        elif isinstance(value, str) and len(value) > TEXT_LIMIT:
-            kept[name] = value[: TEXT_LIMIT - 1] + "…"
-        else:
-            kept[name] = value
+    for name, item in islice(value.items(), ITEMS_LIMIT):
+        key = _cut(str(name))
+        kept[key] = _kept(key, item, depth)
     return kept
+
+
+def _cut(text: str, limit: int = TEXT_LIMIT) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def clean_text(value: str, column: str) -> str:
+    """`value` as `column` can hold it on both databases: NUL and lone surrogates replaced, cut to the width."""
+    text, width = UNSAFE.sub("\ufffd", value), WIDTHS.get(column)
+    return text if width is None else _cut(text, width)
+
+
+def arguments_json(arguments: Any) -> str:
+    """The redacted arguments as JSON text both databases accept; a lone surrogate stays as its JSON escape."""
+    text = json.dumps(redact(arguments), ensure_ascii=False, sort_keys=True, default=str)
+    if len(text) > ARGUMENTS_LIMIT:
+        text = json.dumps({"_cut": _cut(text, ARGUMENTS_LIMIT)}, ensure_ascii=False)
+    # json.dumps already escapes NUL as \u0000; a surrogate left raw would make the driver fail to encode the row.
+    return SURROGATE.sub(lambda found: f"\\u{ord(found[0]):04x}", text)
+
+
+def row_of(record: CallRecord) -> dict[str, Any]:
+    """The tool_calls row for `record`, every text fit for its column."""
+    return {
+        "called_at": record.called_at,
+        "caller": clean_text(str(record.caller), "caller"),
+        "tool": clean_text(str(record.tool), "tool"),
+        "arguments": arguments_json(record.arguments),
+        "arguments_valid": bool(record.arguments_valid),
+        "outcome": clean_text(str(record.outcome), "outcome"),
+        "error_kind": None if record.error_kind is None else clean_text(str(record.error_kind), "error_kind"),
+        "input_round": int(record.input_round),
+        "replayed": bool(record.replayed),
+        "latency_ms": float(record.latency_ms),
+    }
 
 
 class AuditLog:
@@ -65,17 +136,26 @@ class AuditLog:
         self._lock = threading.Lock()
         self._last_purge: datetime | None = None
         self._flushing = threading.Event()
+        self._dropped = 0
+
+    @property
+    def dropped(self) -> int:
+        """Records lost since start: refused by the database even when written alone, or unwritable."""
+        with self._lock:
+            return self._dropped
 
     def record(self, entry: CallRecord) -> None:
         """Queue one record (never blocks the caller)."""
         self._ensure_started()
         self._queue.put(entry)
 
-    def flush(self) -> None:
-        """Wait until every queued record is written (tests, shutdown)."""
+    def flush(self, timeout: float = 30.0) -> None:
+        """Wait until every queued record is written (tests, shutdown), at most `timeout` seconds."""
         if self._thread is not None:
             self._flushing.set()
-            self._queue.join()
+            # Queue.join() has no timeout; waiting on its condition bounds a shutdown behind a stuck database.
+            with self._queue.all_tasks_done:
+                self._queue.all_tasks_done.wait_for(lambda: not self._queue.unfinished_tasks, timeout)
             self._flushing.clear()
 
     def close(self) -> None:
@@ -87,50 +167,86 @@ class AuditLog:
 
     def _ensure_started(self) -> None:
         with self._lock:
-            if self._thread is None:
+            if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._run, name="aftersales-audit", daemon=True)
                 self._thread.start()
 
     def _run(self) -> None:
-        """Take a record, gather what arrives in the next moment, write them in one transaction.
+        """Take a record, gather what arrives in the next moment, write them in one transaction; never stop early.
 
         A commit per call would cost more than the call itself; waiting up to BATCH_WINDOW groups them.
         """
         while True:
-            first = self._queue.get()
-            batch, deadline = [first], time.monotonic() + BATCH_WINDOW
-            while first is not None and len(batch) < 500 and not self._flushing.is_set():
-                try:
-                    entry = self._queue.get(timeout=max(0.0, deadline - time.monotonic()))
-                except queue.Empty:
-                    break
-                batch.append(entry)
-                if entry is None:
-                    break
-            records = [entry for entry in batch if entry is not None]
+            batch = self._gather()
             try:
-                if records:
-                    self._write(records)
-            except SQLAlchemyError:
-                # The audit must never take the service down; a lost batch is logged, not retried forever.
-                log.exception("could not write %d audit records", len(records))
+                self._write([entry for entry in batch if entry is not None])
+                self._purge_if_due()
+            except Exception:
+                # Every known failure is handled inside; this keeps an unforeseen one from silencing the audit.
+                log.exception("the audit writer failed on a batch of %d records; it keeps running", len(batch))
             finally:
                 for _ in batch:
                     self._queue.task_done()
-            if any(entry is None for entry in batch):
+            if None in batch:
                 return
 
+    def _gather(self) -> list[CallRecord | None]:
+        first = self._queue.get()
+        batch, deadline = [first], time.monotonic() + BATCH_WINDOW
+        while first is not None and len(batch) < BATCH_SIZE and not self._flushing.is_set():
+            try:
+                entry = self._queue.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                break
+            batch.append(entry)
+            if entry is None:
+                break
+        return batch
+
     def _write(self, records: list[CallRecord]) -> None:
-        rows = [
-            {
-                **asdict(r),
-                "arguments": json.dumps(r.arguments, ensure_ascii=False, sort_keys=True, default=str),
-            }
-            for r in records
-        ]
+        """Insert the batch in one statement; if that fails, row by row, so only a row the database refuses is lost."""
+        rows = []
+        for record in records:
+            try:
+                rows.append(row_of(record))
+            except Exception:
+                self._drop(1, "an audit record of tool %.64r could not be prepared", record.tool)
+        if not rows:
+            return
+        try:
+            self._insert(rows)
+            return
+        except Exception:
+            log.warning("a batch of %d audit records was refused; writing them one by one", len(rows), exc_info=True)
+        for index, row in enumerate(rows):
+            try:
+                self._insert([row])
+            except UNAVAILABLE:
+                self._drop(
+                    len(rows) - index, "the database is unavailable; %d audit records are lost", len(rows) - index
+                )
+                return
+            except Exception:
+                self._drop(
+                    1, "an audit record (%s, %s at %s) was refused", row["tool"], row["caller"], row["called_at"]
+                )
+
+    def _insert(self, rows: list[dict[str, Any]]) -> None:
         with self._session_factory() as session, session.begin():
             session.execute(insert(ToolCall.__table__), rows)  # one executemany; no ORM objects per record
-            moment = now()
-            if self._last_purge is None or moment - self._last_purge > PURGE_EVERY:
+
+    def _drop(self, count: int, message: str, *args: object) -> None:
+        with self._lock:
+            self._dropped += count
+        log.error(message, *args, exc_info=True)
+
+    def _purge_if_due(self) -> None:
+        moment = now()
+        if self._last_purge is not None and moment - self._last_purge <= PURGE_EVERY:
+            return
+        self._last_purge = moment  # a failed purge waits for the next period rather than slowing every batch
+        try:
+            with self._session_factory() as session, session.begin():
                 session.execute(delete(ToolCall).where(ToolCall.called_at < moment - self._retention))
-                self._last_purge = moment
+        except Exception:
+            log.exception("could not purge audit records older than %s", self._retention)
