@@ -10,8 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import func, select
 
 from aftersales.app import App
+from aftersales.storage.models import Ticket
 from tests.conftest import settings_for
 from tests.e2e.helpers import connect
 from tests.support.arguments import RULE_WORDS, UNLIMITED, Violation, accepts, example_arguments, violations
@@ -66,3 +68,26 @@ async def test_every_tool_publishes_that_it_takes_no_other_fields(server, mode):
     async with connect(server, mode) as client:
         tools = (await client.list_tools()).tools
     assert tools and all(tool.input_schema.get("additionalProperties") is False for tool in tools)
+
+
+def ticket_count(app: App) -> int:
+    with app.uow() as uow:
+        return uow.session.scalar(select(func.count()).select_from(Ticket))
+
+
+@pytest.mark.parametrize("char", ["\x00", "\ud800"])
+async def test_text_that_cannot_be_stored_is_refused_before_it_reaches_the_database(app, server, mode, stories, char):
+    create = {
+        "order_id": stories["cheap_tshirts_in_window"]["order_id"],
+        "line_no": 1,
+        "kind": "return_and_refund",
+        "reason_code": "damaged",
+        "description": f"The seam{char} came apart.",
+        "idempotency_key": "storable-key-0001",
+        "refund_method": "store_credit",
+    }
+    before = ticket_count(app)
+    async with connect(server, mode) as client:
+        result = await client.call_tool("after_sales_create_ticket", create)
+    assert unmet(Violation("description", "storable", create["description"]), result) is None
+    assert ticket_count(app) == before
