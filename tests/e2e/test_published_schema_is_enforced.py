@@ -71,6 +71,7 @@ async def test_every_tool_publishes_that_it_takes_no_other_fields(server, mode):
 
 
 def ticket_count(app: App) -> int:
+    """How many tickets the database holds."""
     with app.uow() as uow:
         return uow.session.scalar(select(func.count()).select_from(Ticket))
 
