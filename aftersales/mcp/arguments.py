@@ -2,21 +2,20 @@
 
 The SDK would answer with a validation-library dump; this middleware answers first, with one
 three-part message that lists every problem in the call. Unknown tools are a protocol error.
+The inputSchema each tool publishes is closed (`additionalProperties: false`), as this gate enforces.
 """
 
 import json
-import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from jsonschema import Draft202012Validator, validators
-from jsonschema.exceptions import ValidationError
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, CallToolResult, TextContent
 
 from aftersales.mcp.errors import internal_error
+from aftersales.mcp.problems import UNSTORABLE, AnchoredValidator, describe_problems, show, visible
 
 
 class ArgumentGate:
@@ -27,20 +26,23 @@ class ArgumentGate:
         self._validators: dict[str, Any] | None = None
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
-        """Check tools/call requests; pass everything else through."""
+        """Check tools/call requests; publish closed schemas in tools/list; pass everything else through."""
+        if ctx.method == "tools/list":
+            return closed_schemas(await call_next(ctx))
         if ctx.method != "tools/call" or not isinstance(ctx.params, Mapping):
             return await call_next(ctx)
-        name, arguments = ctx.params.get("name"), ctx.params.get("arguments") or {}
+        name, arguments = ctx.params.get("name"), ctx.params.get("arguments")
+        arguments = {} if arguments is None else arguments  # absent means none; [] or "" is not an object
         compiled = await self._load()
         validator = compiled.get(name) if isinstance(name, str) else None
         if validator is None:
             known = ", ".join(sorted(compiled))
             raise MCPError(INVALID_PARAMS, f"Unknown tool: {name!r}. The tools of this server are: {known}.")
         fields = validator.schema.get("properties", {})
-        if not isinstance(arguments, Mapping) or any(key not in fields for key in arguments):
-            return invalid_arguments_result(name, describe_problems(validator, arguments))
+        if needs_schema_check(fields, arguments) and (problems := describe_problems(validator, arguments)):
+            return invalid_arguments_result(name, problems)
         # The SDK validates the arguments itself; the full description is only worth building when it refuses them.
-        return rewrite_sdk_error(name, await call_next(ctx), lambda: describe_problems(validator, arguments))
+        return rewrite_sdk_error(name, await call_next(ctx), lambda text: problems_in(validator, arguments, text))
 
     async def _load(self) -> dict[str, Any]:
         """Compile each tool's inputSchema once, closed to unknown fields."""
@@ -52,17 +54,50 @@ class ArgumentGate:
         return self._validators
 
 
-def _anchored_pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterator[ValidationError]:
-    """`pattern` as pydantic applies it: a trailing `$` means the end of the text, not before a final newline."""
-    if not isinstance(instance, str):
-        return
-    found = re.search(pattern, instance)
-    if found is None or (pattern.endswith("$") and found.end() != len(instance)):
-        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+def needs_schema_check(fields: Mapping[str, Any], arguments: Any) -> bool:
+    """Whether the call must be judged against the schema before the SDK sees it.
+
+    The SDK's own validation covers the rest cheaply, but it cannot see an unknown field, it does not refuse text
+    PostgreSQL cannot store, and it reads text that looks like JSON as JSON for fields not typed as text, so that
+    "null" would pass as an omitted quote_id.
+    """
+    if not isinstance(arguments, Mapping):
+        return True
+    return any(key not in fields or _suspect(value) for key, value in arguments.items())
 
 
-# The validator the schema implies, with pydantic's reading of patterns so the two can never disagree.
-AnchoredValidator = validators.extend(Draft202012Validator, {"pattern": _anchored_pattern})
+def _suspect(value: Any) -> bool:
+    """Whether a value holds unstorable text anywhere, or is text the SDK would read as JSON of another kind."""
+    if isinstance(value, str):
+        return UNSTORABLE.search(value) is not None or _read_as_json(value)
+    if isinstance(value, Mapping):
+        return any(_suspect(key) or _suspect(item) for key, item in value.items())
+    return isinstance(value, list) and any(_suspect(item) for item in value)
+
+
+def _read_as_json(text: str) -> bool:
+    """Whether the SDK would replace this text with what it parses to (it keeps texts and numbers as they are)."""
+    if text.lstrip()[:1] not in ("n", "[", "{"):
+        return False
+    try:
+        parsed = json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    return not isinstance(parsed, str | int | float)
+
+
+def closed_schemas(result: HandlerResult) -> HandlerResult:
+    """A tools/list result (already in wire form) whose every inputSchema says `additionalProperties: false`."""
+    if not isinstance(result, dict) or not isinstance(result.get("tools"), list):
+        return result
+    tools = [
+        {**tool, "inputSchema": {**tool["inputSchema"], "additionalProperties": False}}
+        if isinstance(tool, dict) and isinstance(tool.get("inputSchema"), dict)
+        else tool
+        for tool in result["tools"]
+    ]
+    return {**result, "tools": tools}
+
 
 # Failures the SDK words itself (a resolver refusing a form answer, say) name internals; these replace them.
 SDK_FAILURES = (
@@ -84,11 +119,13 @@ SDK_FAILURES = (
 )
 
 
-def rewrite_sdk_error(tool: str, result: HandlerResult, describe: Callable[[], list[str]] = list) -> HandlerResult:
+def rewrite_sdk_error(
+    tool: str, result: HandlerResult, describe: Callable[[str], list[str]] = lambda _text: []
+) -> HandlerResult:
     """Replace an SDK-worded isError text (it names internals) with a three-part message.
 
-    A failure the SDK reports that is none of the known kinds is a server fault, so it becomes a -32603 rather
-    than a tool result.
+    `describe` turns the SDK's text into problem sentences when it refused the arguments. A failure the SDK
+    reports that is none of the known kinds is a server fault, so it becomes a -32603 rather than a tool result.
     """
     if not isinstance(result, dict) or not result.get("isError"):
         return result
@@ -96,7 +133,7 @@ def rewrite_sdk_error(tool: str, result: HandlerResult, describe: Callable[[], l
     text = content[0].get("text", "") if content and isinstance(content[0], dict) else ""
     if not text.startswith("Error executing tool "):
         return result
-    if "validation error" in text.lower() and (problems := describe()):
+    if "validation error" in text.lower() and (problems := describe(text)):
         return invalid_arguments_result(tool, problems).model_dump(by_alias=True, exclude_none=True)
     for kind, marker, *parts in SDK_FAILURES:
         if marker in text.lower():
@@ -105,12 +142,26 @@ def rewrite_sdk_error(tool: str, result: HandlerResult, describe: Callable[[], l
     raise internal_error(RuntimeError(text))
 
 
-def describe_problems(validator: Any, arguments: Any) -> list[str]:
-    """One sentence per problem, in field order, each naming the field, the value and the rule."""
-    if not isinstance(arguments, Mapping):
-        return [f"arguments: received {_show(arguments)}; the arguments must be a JSON object of named fields."]
-    errors = sorted(validator.iter_errors(dict(arguments)), key=lambda e: (_field(e), e.validator))
-    return [_sentence(error, validator.schema) for error in errors]
+def problems_in(validator: Any, arguments: Any, sdk_text: str) -> list[str]:
+    """The problems the schema finds, or else those the SDK's own report names, so a field is always named."""
+    return describe_problems(validator, arguments) or problems_the_sdk_named(sdk_text, arguments)
+
+
+def problems_the_sdk_named(text: str, arguments: Any) -> list[str]:
+    """One sentence per field the SDK's validation refused, for a refusal the schema does not explain.
+
+    Its report lists each refused field's location on a line of its own, the details indented below it.
+    """
+    lines = text.splitlines()[1:]
+    fields = sorted({line.split(".")[0].strip() for line in lines if line.strip() and not line[0].isspace()})
+    given = arguments if isinstance(arguments, Mapping) else {}
+    return [
+        f"{visible(field)}: received {show(given[field])}, which this tool does not accept; send a value of the type "
+        "and form its input schema describes."
+        if field in given
+        else f"{visible(field)}: missing; it is required."
+        for field in fields
+    ]
 
 
 def invalid_arguments_result(tool: str, problems: list[str]) -> CallToolResult:
@@ -124,90 +175,3 @@ def invalid_arguments_result(tool: str, problems: list[str]) -> CallToolResult:
     return CallToolResult(
         content=[TextContent(type="text", text=text)], is_error=True, _meta={"aftersales/error": "invalid_arguments"}
     )
-
-
-def _field(error: ValidationError) -> str:
-    """The dotted name of the field an error is about."""
-    path = ".".join(str(part) for part in error.absolute_path)
-    if error.validator == "required":
-        missing = error.message.split("'")[1] if "'" in error.message else ""
-        return f"{path}.{missing}" if path else missing
-    if error.validator == "additionalProperties":
-        return path or _extras(error)[0]
-    return path or "arguments"
-
-
-def _extras(error: ValidationError) -> list[str]:
-    """Field names an additionalProperties error is about."""
-    allowed = set(error.schema.get("properties", {}))
-    return sorted(set(error.instance) - allowed) or ["arguments"]
-
-
-def _sentence(error: ValidationError, root: Mapping[str, Any]) -> str:
-    """Describe one violation: the field, the value received, and the rule."""
-    if error.validator == "anyOf":
-        # Optional fields are anyOf[rule, null]; report the rule that is not "null".
-        inner = [e for e in error.context or [] if not (e.validator == "type" and e.validator_value == "null")]
-        if inner:
-            error = min(inner, key=lambda e: len(e.absolute_path))
-    field, value, rule = _field(error), error.instance, error.validator_value
-    example = _example(root, field)
-    if error.validator == "required":
-        return f"{field}: missing; it is required{example}."
-    if error.validator == "additionalProperties":
-        names = ", ".join(_extras(error))
-        return f"{names}: not an input of this tool; the accepted fields are {', '.join(error.schema['properties'])}."
-    if error.validator == "pattern":
-        return f"{field}: received {_show(value)}, which does not match the pattern {rule}{example}."
-    if error.validator == "enum":
-        return f"{field}: received {_show(value)}; the allowed values are {', '.join(map(str, rule))}."
-    if error.validator == "const":
-        return f"{field}: received {_show(value)}; the only allowed value is {_show(rule)}."
-    if error.validator in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
-        words = {
-            "minimum": "at least",
-            "maximum": "at most",
-            "exclusiveMinimum": "more than",
-            "exclusiveMaximum": "less than",
-        }[error.validator]
-        return f"{field}: received {_show(value)}; it must be {words} {rule}{example}."
-    if error.validator in ("minLength", "maxLength"):
-        bounds = error.schema
-        low, high = bounds.get("minLength", 0), bounds.get("maxLength")
-        span = f"between {low} and {high}" if high is not None else f"at least {low}"
-        return f"{field}: received a text of {len(value)} characters; it must be {span} characters long."
-    if error.validator == "type":
-        return f"{field}: received {_show(value)} ({_json_type(value)}); it must be {_article(rule)}{example}."
-    return f"{field}: received {_show(value)}, which breaks the rule '{error.validator}: {_show(rule)}'."
-
-
-def _example(root: Mapping[str, Any], field: str) -> str:
-    """ ", for example X" from the field's schema, or nothing."""
-    schema = root.get("properties", {}).get(field, {})
-    examples = schema.get("examples")
-    return f", for example {_show(examples[0])}" if examples else ""
-
-
-def _show(value: Any) -> str:
-    """A value as JSON, cut short when long."""
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= 80 else text[:77] + "..."
-
-
-def _json_type(value: Any) -> str:
-    """The JSON type name of a Python value."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    return "a list" if isinstance(value, list) else "an object"
-
-
-def _article(rule: Any) -> str:
-    """'an integer', 'a string', ... for a JSON Schema type (or list of types)."""
-    names = rule if isinstance(rule, list) else [rule]
-    return " or ".join(("an " if name[0] in "aeiou" else "a ") + name for name in names)

@@ -1,9 +1,12 @@
-"""Input field types shared by the tools: one pattern, description and example each."""
+"""Input field types shared by the tools: one pattern, description and example each.
+
+Each type enforces what its published schema states, so the SDK's validation refuses exactly what the schema does.
+"""
 
 from enum import StrEnum
 from typing import Annotated, Any
 
-from pydantic import Field, WithJsonSchema
+from pydantic import BeforeValidator, Field, TypeAdapter, WithJsonSchema
 
 from aftersales.domain.enums import ReasonCode, RefundMethod, TicketKind, values
 
@@ -31,15 +34,29 @@ OrderId = Annotated[
         examples=["O-2026-001423"],
     ),
 ]
+
+
+def _json_integer(value: Any) -> Any:
+    """Refuse what JSON Schema's "integer" refuses but pydantic's lax int would take: true, false and "12"."""
+    if isinstance(value, bool | str):
+        raise ValueError("expected a JSON integer")
+    return value
+
+
+# An integer as JSON Schema means it: 1 and 1.0, never true or "1". The check comes after the bounds in each
+# Annotated so pydantic still publishes them as minimum and maximum.
+JSON_INTEGER = BeforeValidator(_json_integer)
 LineNo = Annotated[
     int,
     Field(ge=1, le=999, description="The line of the order the item is on, counting from 1.", examples=[1]),
+    JSON_INTEGER,
 ]
 Quantity = Annotated[
     int,
     Field(
         ge=1, le=999, description="How many units of the line; at most what was bought. Defaults to 1.", examples=[1]
     ),
+    JSON_INTEGER,
 ]
 
 
@@ -58,8 +75,14 @@ Reason = enum_field(
 )
 
 
-def optional_field(schema: dict[str, Any], python_type: Any, description: str, example: str) -> Any:
-    """An optional input (null or omitted) whose non-null form follows `schema`."""
+def optional_field(python_type: Any, description: str, example: str) -> Any:
+    """An optional input (null or omitted) whose non-null form is `python_type`, its constraints enforced.
+
+    The published schema is derived from the same type, inline (no $ref), so the two cannot drift apart; the
+    field's own description stands for the type's.
+    """
+    derived = TypeAdapter(python_type).json_schema().items()
+    schema = {key: value for key, value in derived if key not in ("title", "description")}
     wire = {"anyOf": [schema, {"type": "null"}], "default": None, "description": description, "examples": [example]}
     return Annotated[python_type | None, WithJsonSchema(wire), Field(description=description, examples=[example])]
 
@@ -92,15 +115,13 @@ IdempotencyKey = Annotated[
     ),
 ]
 OptionalRefundMethod = optional_field(
-    {"type": "string", "enum": values(RefundMethod)},
     RefundMethod,
     "Where the money goes, for refund kinds only: original_payment or store_credit. Omit it to let the server ask "
     "the customer; never send it for exchange or repair.",
     "original_payment",
 )
 OptionalQuoteId = optional_field(
-    {"type": "string", "pattern": UUID_PATTERN},
-    str,
+    Annotated[str, Field(pattern=UUID_PATTERN)],
     "quote_id from after_sales_estimate_refund, to lock the refund to that estimate. It must be unexpired, yours, "
     "and for the same order, line, quantity and reason.",
     "6f1c2a9e-4b7d-4e0a-9c3f-2d5e8a1b7c40",

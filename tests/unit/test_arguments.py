@@ -1,8 +1,17 @@
 """Argument errors: one readable sentence per problem, never a validation-library dump."""
 
+import pytest
 from jsonschema import Draft202012Validator
+from pydantic import BaseModel, ValidationError, field_validator
 
-from aftersales.mcp.arguments import describe_problems, invalid_arguments_result
+from aftersales.mcp.arguments import (
+    closed_schemas,
+    invalid_arguments_result,
+    needs_schema_check,
+    problems_in,
+    rewrite_sdk_error,
+)
+from aftersales.mcp.problems import AnchoredValidator, describe_problems
 
 SCHEMA = {
     "type": "object",
@@ -64,15 +73,11 @@ def test_the_result_is_an_error_with_what_to_do_next_and_no_library_words():
 
 
 def test_a_trailing_newline_does_not_slip_past_an_anchored_pattern():
-    from aftersales.mcp.arguments import AnchoredValidator
-
     problems = describe_problems(AnchoredValidator(SCHEMA), {"order_id": "O-2026-000123\n", "description": "hello"})
     assert problems and problems[0].startswith('order_id: received "O-2026-000123\\n"')
 
 
 def test_sdk_worded_failures_are_rewritten_into_three_parts_without_internals():
-    from aftersales.mcp.arguments import rewrite_sdk_error
-
     raw = {
         "isError": True,
         "content": [
@@ -85,3 +90,76 @@ def test_sdk_worded_failures_are_rewritten_into_three_parts_without_internals():
     text = rewrite_sdk_error("t", raw)["content"][0]["text"]
     assert "pkg.mod" not in text and "Call the tool again" in text
     assert rewrite_sdk_error("t", {"isError": False, "content": []}) == {"isError": False, "content": []}
+
+
+def test_a_nul_in_free_text_is_named_with_where_it_is_and_why_it_cannot_be_stored():
+    [problem] = describe_problems(VALIDATOR, {"order_id": "O-2026-000123", "description": "broken\x00 screen"})
+    assert problem == (
+        'description: received "broken\\u0000 screen", which holds a NUL character (U+0000) at character 7; text '
+        "may not contain NUL characters or unpaired surrogates (U+D800 to U+DFFF), which cannot be stored."
+    )
+
+
+def test_a_lone_surrogate_is_named_and_shown_escaped_so_the_answer_can_be_sent_as_json():
+    arguments = {"order_id": "O-2026-000123", "description": "broken screen\ud800", "note\udc00": 1}
+    result = invalid_arguments_result("t", describe_problems(VALIDATOR, arguments))
+    text = result.content[0].text
+    assert 'description: received "broken screen\\ud800", which holds an unpaired surrogate (U+D800)' in text
+    assert "note\\udc00: not an input of this tool" in text
+    assert "\\ud800" in result.model_dump_json()  # would raise on an unescaped lone surrogate
+
+
+def test_unstorable_text_is_found_inside_lists_and_objects_too():
+    [problem] = describe_problems(Draft202012Validator({"type": "object"}), {"items": [{"note": "a\x00b"}]})
+    assert problem.startswith('items.0.note: received "a\\u0000b", which holds a NUL character')
+
+
+def test_arguments_that_are_not_an_object_are_named_as_such():
+    assert describe_problems(VALIDATOR, ["O-2026-000123"]) == [
+        'arguments: received ["O-2026-000123"]; the arguments must be a JSON object of named fields.'
+    ]
+
+
+def test_calls_the_sdk_would_misread_or_could_not_store_are_checked_against_the_schema_first():
+    fields = SCHEMA["properties"]
+    assert not needs_schema_check(fields, {"order_id": "O-2026-000123", "description": "the screen is [broken]"})
+    assert needs_schema_check(fields, {"description": "broken\x00"})
+    assert needs_schema_check(fields, {"description": "broken\udfff"})
+    assert needs_schema_check(fields, {"refund_method": "null"})  # the SDK would read it as an omitted field
+    assert needs_schema_check(fields, {"refund_method": " [1]"})
+    assert needs_schema_check(fields, {"extra": 1})
+    assert needs_schema_check(fields, ["not", "an", "object"])
+
+
+class Strict(BaseModel):
+    """A model with a rule no JSON Schema keyword states, as a tool's own validator might have."""
+
+    code: str
+
+    @field_validator("code")
+    @classmethod
+    def _no_zeros(cls, value: str) -> str:
+        if "0" in value:
+            raise ValueError("no zeros")
+        return value
+
+
+def test_a_refusal_the_schema_does_not_explain_still_names_the_field_the_sdk_refused():
+    arguments = {"code": "A0"}
+    with pytest.raises(ValidationError) as refused:
+        Strict.model_validate(arguments)
+    sdk_text = f"Error executing tool t: {refused.value}"  # how the SDK words a refused call
+    raw = {"isError": True, "content": [{"type": "text", "text": sdk_text}]}
+    validator = Draft202012Validator(Strict.model_json_schema())
+    rewritten = rewrite_sdk_error("t", raw, lambda text: problems_in(validator, arguments, text))
+    text = rewritten["content"][0]["text"]
+    assert rewritten["_meta"]["aftersales/error"] == "invalid_arguments"
+    assert 'code: received "A0", which this tool does not accept' in text
+    assert "pydantic" not in text and "http" not in text
+
+
+def test_tools_list_publishes_each_input_schema_closed_to_other_fields():
+    listed = {"tools": [{"name": "t", "inputSchema": {"type": "object", "properties": {}}}], "nextCursor": "c"}
+    closed = closed_schemas(listed)
+    assert closed["tools"][0]["inputSchema"] == {"type": "object", "properties": {}, "additionalProperties": False}
+    assert closed["nextCursor"] == "c" and "additionalProperties" not in listed["tools"][0]["inputSchema"]
