@@ -5,16 +5,17 @@ import re
 import pytest
 import yaml
 
-from aftersales.settings import REPO_ROOT, Settings
+from aftersales.settings import Settings
+from tests.support import ROOT
 
-COMPOSE = yaml.safe_load((REPO_ROOT / "docker-compose.yml").read_text())
+COMPOSE = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
 SERVICES = COMPOSE["services"]
 ENV_EXAMPLE = {
     line.split("=", 1)[0]: line.split("=", 1)[1]
-    for line in (REPO_ROOT / ".env.example").read_text().splitlines()
+    for line in (ROOT / ".env.example").read_text().splitlines()
     if line and not line.startswith("#")
 }
-README = (REPO_ROOT / "README.md").read_text()
+README = (ROOT / "README.md").read_text()
 
 
 def test_compose_runs_postgres_a_one_shot_migration_and_the_server():
@@ -42,7 +43,7 @@ def test_the_server_starts_after_a_healthy_database_and_a_completed_migration():
 
 
 def test_every_variable_compose_uses_is_in_env_example():
-    used = set(re.findall(r"(?<!\$)\$\{(\w+)\}", (REPO_ROOT / "docker-compose.yml").read_text()))
+    used = set(re.findall(r"(?<!\$)\$\{(\w+)\}", (ROOT / "docker-compose.yml").read_text()))
     assert used and used <= set(ENV_EXAMPLE)
 
 
@@ -73,7 +74,7 @@ def test_production_refuses_the_env_example_placeholders(tmp_path):
 
 
 def test_the_image_is_slim_runs_as_a_non_root_user_without_dev_dependencies():
-    dockerfile = (REPO_ROOT / "Dockerfile").read_text()
+    dockerfile = (ROOT / "Dockerfile").read_text()
     assert re.search(r"^FROM python:3\.\d+-slim", dockerfile, re.M)
     users = re.findall(r"^USER (\S+)", dockerfile, re.M)
     assert users and users[-1] not in ("root", "0")
