@@ -4,7 +4,7 @@ import argparse
 import time
 from pathlib import Path
 
-from aftersales.bootstrap import baseline_path, is_empty
+from aftersales.bootstrap import baseline_path, is_empty, read_baseline
 from aftersales.clock import now
 from aftersales.seeding import bulk, dataset, generator, loader, readme
 from aftersales.settings import Settings
@@ -42,7 +42,7 @@ def load(args: argparse.Namespace, settings: Settings) -> int:
         engine.dispose()
         print("seed load: the database already holds data; nothing loaded (--if-empty)")
         return 0
-    report = loader.load(engine, dataset.read(baseline_path(settings.seed_dir)), now())
+    report = loader.load(engine, read_baseline(settings.seed_dir), now())
     engine.dispose()
     _print(report, "loaded")
     return 0
@@ -53,7 +53,7 @@ def reset(_: argparse.Namespace, settings: Settings) -> int:
     engine = make_engine(settings.resolved_database_url)
     migrate.upgrade(engine)
     loader.clear(engine)
-    report = loader.load(engine, dataset.read(baseline_path(settings.seed_dir)), now())
+    report = loader.load(engine, read_baseline(settings.seed_dir), now())
     engine.dispose()
     _print(report, "reset to baseline")
     return 0
