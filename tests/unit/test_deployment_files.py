@@ -190,3 +190,27 @@ def test_make_serve_keeps_its_data_in_the_checkout_var_folder():
 def test_every_setting_is_documented_in_the_readme():
     for name in Settings.model_fields:
         assert f"`AFTERSALES_{name.upper()}`" in README, name
+
+
+def settings_row(name: str) -> list[str]:
+    """The README settings table's cells for one variable."""
+    row = next(line for line in README.splitlines() if line.startswith(f"| `{name}` |"))
+    return [cell.strip() for cell in row.strip("|").split("|")]
+
+
+def test_the_documented_seed_dir_default_is_the_one_the_code_uses_from_any_directory(tmp_path, monkeypatch):
+    monkeypatch.delenv("AFTERSALES_SEED_DIR", raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert Settings().seed_dir == ROOT / "seed"  # a checkout's own seed/, not one relative to the current directory
+    _, default, _ = settings_row("AFTERSALES_SEED_DIR")
+    assert "shipped with the package" in default and "./" not in default
+
+
+def test_the_layout_names_every_route_the_web_app_serves(tmp_path):
+    from aftersales.app import App
+    from aftersales.web.app import create_web_app
+
+    app = App(Settings(data_dir=tmp_path, database_url=f"sqlite:///{tmp_path / 'unused.db'}"))
+    paths = {getattr(route, "path", "") for route in create_web_app(app).routes} - {""}
+    web_line = next(line for line in README.split("## Layout", 1)[1].splitlines() if line.strip().startswith("web/"))
+    assert paths and all(path in web_line for path in paths), paths
