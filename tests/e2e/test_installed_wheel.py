@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from mcp import Client, StdioServerParameters
 
+from aftersales import __version__
 from tests.support import ROOT
 
 pytestmark = pytest.mark.anyio
@@ -61,6 +62,9 @@ async def test_an_installed_wheel_migrates_seeds_and_serves_from_any_directory(i
         env=env,
     )
     assert str(ROOT) not in where and where.count(str(installed)) == 2
+    assert run([command, "--version"], cwd=elsewhere, env=env) == f"aftersales {__version__}"
+    (license_file,) = installed.glob("lib/python*/site-packages/aftersales-*.dist-info/licenses/LICENSE")
+    assert license_file.read_text() == (ROOT / "LICENSE").read_text()
 
     assert "(head)" in run([command, "db", "upgrade"], cwd=elsewhere, env=env)
     assert "400 tickets" in run([command, "seed", "load"], cwd=elsewhere, env=env)
