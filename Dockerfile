@@ -1,4 +1,5 @@
 # aftersales server image: slim Python, no dev dependencies, runs as a non-root user.
+# docker-compose.yml builds it once and runs it twice: the one-shot `migrate` and the `server`.
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -9,15 +10,23 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     AFTERSALES_PORT=8000 \
     AFTERSALES_DATA_DIR=/var/lib/aftersales
 
-WORKDIR /app
-COPY pyproject.toml README.md alembic.ini ./
+WORKDIR /build
+# Dependencies first, read from pyproject.toml alone: this layer is reused until they change, so a source
+# edit rebuilds only the small layers below.
+COPY pyproject.toml ./
+RUN python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" > requirements.txt \
+    && pip install -r requirements.txt
+
+# Then the package: a regular (not editable) install whose wheel carries migrations/ and seed/.
+COPY README.md LICENSE ./
 COPY aftersales ./aftersales
 COPY migrations ./migrations
 COPY seed ./seed
-# Editable install keeps migrations/ and seed/ where the package finds them (next to it, in /app).
-RUN pip install -e . \
+RUN pip install --no-deps . \
+    && rm -rf /build \
     && useradd --system --uid 10001 --home-dir /var/lib/aftersales --create-home aftersales
 
+WORKDIR /var/lib/aftersales
 USER aftersales
 EXPOSE 8000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \

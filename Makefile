@@ -2,6 +2,9 @@
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
+# `make serve` keeps its database and generated keys in ./var; the installed `aftersales` command
+# defaults to the user's data directory instead (README, "Where the data lives").
+AFTERSALES_DATA_DIR ?= var
 
 .PHONY: serve test lint bench clean
 
@@ -19,7 +22,7 @@ $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 	touch $@ $(VENV)/.installed
 
 serve: $(VENV)/.installed
-	$(BIN)/aftersales serve
+	AFTERSALES_DATA_DIR=$(AFTERSALES_DATA_DIR) $(BIN)/aftersales serve
 
 test: $(VENV)/.installed-dev
 	$(BIN)/ruff check aftersales tests migrations seed bench examples

@@ -18,3 +18,16 @@ def parse_duration(value: str | int | float | timedelta) -> timedelta:
         raise ValueError(f"{value!r} is not a duration; use a number with s, m, h or d, for example 30m or 30d")
     number, unit = match.groups()
     return timedelta(seconds=int(number) * _UNITS[unit or "s"])
+
+
+_WORDS = (("day", 86400), ("hour", 3600), ("minute", 60))
+
+
+def describe_duration(value: timedelta) -> str:
+    """A lifetime in words: the largest unit that states it exactly ("30 minutes", "45 seconds", "12 hours")."""
+    seconds = int(value.total_seconds())
+    for word, size in _WORDS:
+        if seconds >= size and seconds % size == 0:
+            count = seconds // size
+            return f"{count} {word}{'s' if count != 1 else ''}"
+    return f"{seconds} second{'s' if seconds != 1 else ''}"

@@ -5,14 +5,15 @@ from functools import cached_property
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import BeforeValidator, Field
+from pydantic import AfterValidator, BeforeValidator, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from aftersales.durations import parse_duration
+from aftersales.paths import shipped, user_data_dir
 
 Duration = Annotated[timedelta, BeforeValidator(parse_duration)]
-
-REPO_ROOT = Path(__file__).resolve().parent.parent
+# "~" and relative folders are fixed once, at start-up, so later changes of directory do not move them.
+Folder = Annotated[Path, AfterValidator(lambda path: path.expanduser().absolute())]
 
 
 class Settings(BaseSettings):
@@ -21,9 +22,13 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="AFTERSALES_", extra="ignore")
 
     env: Literal["development", "production"] = "development"
-    data_dir: Path = Field(default=Path("var"), description="Where the embedded database and generated keys live.")
+    data_dir: Folder = Field(
+        default_factory=user_data_dir, description="Where the embedded database and generated keys live."
+    )
     database_url: str | None = Field(default=None, description="SQLAlchemy URL; default sqlite in the data dir.")
-    seed_dir: Path = Field(default=REPO_ROOT / "seed", description="Folder holding the baseline dataset.")
+    seed_dir: Folder = Field(
+        default_factory=lambda: shipped("seed"), description="Folder holding the baseline dataset."
+    )
     host: str = "127.0.0.1"
     port: int = 8000
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
@@ -59,4 +64,4 @@ class Settings(BaseSettings):
         """The configured URL, or the SQLite file under the data dir."""
         if self.database_url:
             return self.database_url
-        return f"sqlite:///{(self.data_dir / 'aftersales.db').resolve()}"
+        return f"sqlite:///{self.data_dir / 'aftersales.db'}"

@@ -27,12 +27,12 @@ from sqlalchemy import select, text
 
 from aftersales.clock import as_utc, now
 from aftersales.seeding import bulk
-from aftersales.settings import REPO_ROOT
 from aftersales.storage import migrate
 from aftersales.storage.database import make_engine
 from aftersales.storage.models import Category, Order, OrderLine, Product, Ticket
 from bench.load import Outcome, Session, drive
 
+REPO_ROOT = Path(__file__).resolve().parent.parent
 WORK = REPO_ROOT / "var" / "bench"
 TARGETS = {"query_ticket": 0.75, "estimate_refund": 0.6, "create_ticket": 0.4}
 UNLIMITED = {

@@ -16,14 +16,23 @@ from aftersales.app import App
 from aftersales.bootstrap import baseline_path, prepare
 from aftersales.seeding import dataset
 from aftersales.seeding.generator import World
-from aftersales.settings import REPO_ROOT, Settings
+from aftersales.settings import Settings
 from aftersales.storage.database import make_engine
-from tests.support import postgres
+from tests.support import ROOT, postgres
 
-SEED_DIR = REPO_ROOT / "seed"
+SEED_DIR = ROOT / "seed"
 BACKENDS = ["sqlite", "postgresql"]
 TEMPLATE = "aftersales_template"
 _numbers = itertools.count()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def private_data_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Commands and servers started by tests keep keys and databases in a folder of this run, not the user's."""
+    folder = tmp_path_factory.mktemp("data")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("AFTERSALES_DATA_DIR", str(folder))
+        yield folder
 
 
 @pytest.fixture(scope="session")

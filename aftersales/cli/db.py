@@ -1,7 +1,12 @@
 """`aftersales db upgrade | current`."""
 
 import argparse
+from collections.abc import Iterator
+from contextlib import contextmanager
 
+from sqlalchemy import Engine
+
+from aftersales.cli.console import shown_url
 from aftersales.settings import Settings
 from aftersales.storage import migrate
 from aftersales.storage.database import make_engine
@@ -15,19 +20,28 @@ def add(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     actions.add_parser("current", help="Print the database's revision and the code's head.").set_defaults(run=current)
 
 
+@contextmanager
+def database(settings: Settings) -> Iterator[Engine]:
+    """An engine on the configured database, disposed however the command ends."""
+    engine = make_engine(settings.resolved_database_url)
+    try:
+        yield engine
+    finally:
+        engine.dispose()
+
+
 def upgrade(_: argparse.Namespace, settings: Settings) -> int:
     """Migrate to head."""
-    engine = make_engine(settings.resolved_database_url)
-    migrate.upgrade(engine)
-    print(f"database at revision {migrate.current_revision(engine)} (head)")
-    engine.dispose()
+    with database(settings) as engine:
+        migrate.upgrade(engine)
+        revision = migrate.current_revision(engine)
+    print(f"database {shown_url(settings.resolved_database_url)} at revision {revision} (head)")
     return 0
 
 
 def current(_: argparse.Namespace, settings: Settings) -> int:
     """Print the current revision; exit 1 when it is not head."""
-    engine = make_engine(settings.resolved_database_url)
-    revision, head = migrate.current_revision(engine), migrate.head_revision()
-    engine.dispose()
+    with database(settings) as engine:
+        revision, head = migrate.current_revision(engine), migrate.head_revision()
     print(f"current: {revision or 'none (not migrated)'}\nhead:    {head}")
     return 0 if revision == head else 1

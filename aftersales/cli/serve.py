@@ -1,12 +1,24 @@
-"""`aftersales serve`: prepare the database and serve MCP over Streamable HTTP or stdio."""
+"""`aftersales serve`: check settings, bind, prepare the database, then serve MCP over Streamable HTTP or stdio."""
 
 import argparse
 import logging
+import os
+import signal
+import socket
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import timedelta
+from types import FrameType
+
+import uvicorn
 
 from aftersales.app import App
 from aftersales.bootstrap import prepare
+from aftersales.cli.banner import CLIENT_SNIPPET, announcement, mcp_url
+from aftersales.cli.console import location, say
+from aftersales.cli.failures import StartupError, bind_problem
 from aftersales.clock import now
 from aftersales.domain.callers import ALL_SCOPES, Caller
 from aftersales.mcp.caller import acting_as
@@ -16,76 +28,121 @@ from aftersales.settings import Settings
 from aftersales.web import serving
 from aftersales.web.app import create_web_app
 
-CLIENT_SNIPPET = """\
-Development token for caller "support-bot" (scopes tickets:read, tickets:write, valid 30 days):
-
-    export AFTERSALES_TOKEN={token}
-
-Connect with the Python SDK:
-
-    import asyncio, os
-    import httpx2
-    from mcp import Client
-    from mcp.client.streamable_http import streamable_http_client
-
-    async def main():
-        headers = {{"Authorization": f"Bearer {{os.environ['AFTERSALES_TOKEN']}}"}}
-        transport = streamable_http_client("{url}", http_client=httpx2.AsyncClient(headers=headers))
-        async with Client(transport) as client:
-            result = await client.call_tool("after_sales_query_ticket", {{"ticket_id": "T-2026-0357"}})
-            print(result.structured_content)
-
-    asyncio.run(main())
-
-Or the MCP Inspector: npx @modelcontextprotocol/inspector, transport "Streamable HTTP", URL {url},
-header "Authorization: Bearer <the token above>".
-"""
+BACKLOG = 2048  # uvicorn's default
 
 
 def add(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Register the serve command."""
     serve = commands.add_parser("serve", help="Migrate, seed when empty, and serve the MCP endpoint.")
     serve.add_argument("--host", help="Interface to bind (default 127.0.0.1, or AFTERSALES_HOST).")
-    serve.add_argument("--port", type=int, help="Port (default 8000, or AFTERSALES_PORT).")
+    serve.add_argument("--port", type=int, help="Port (default 8000, or AFTERSALES_PORT; 0 picks a free one).")
     serve.add_argument("--stdio", action="store_true", help="Serve one local client over stdin/stdout instead.")
     serve.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
-    """Prepare the database, then serve until interrupted."""
+    """Serve until the client goes away or a signal stops us; the audit is flushed however serving ends."""
     updates = {k: v for k, v in (("host", args.host), ("port", args.port)) if v is not None}
     settings = settings.model_copy(update=updates)
     logging.basicConfig(
         level=settings.log_level, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s %(message)s"
     )
     app = App(settings)
-    # Keys are checked before anything touches the database: a misconfigured production start changes nothing.
-    keys = [] if args.stdio else app.caller_keys
-    _ = app.state_keys
-    report = prepare(app.engine, settings.seed_dir, seed_when_empty=settings.env == "development")
-    logging.getLogger("alembic").setLevel(logging.WARNING)  # readiness probes would log a context line each
-    say = lambda text: print(text, file=sys.stderr, flush=True)  # noqa: E731  stdout belongs to stdio clients
-    where = settings.resolved_database_url.split("@")[-1]
-    say(
-        f"aftersales: database {where} ready"
-        + (f", baseline loaded ({report.inserted['tickets']} tickets)" if report else "")
-    )
-    if args.stdio:
-        # One local client: every request runs as the configured stdio caller.
+    with _sigterm_exits():
+        try:
+            return serve_stdio(app) if args.stdio else serve_http(app)
+        finally:
+            app.close()
+
+
+def serve_stdio(app: App) -> int:
+    """One local client over stdin/stdout: every request runs as the configured stdio caller."""
+    settings = app.settings
+    _ = app.state_keys  # checked before anything touches the database
+    _prepare(app)
+    try:
         with acting_as(Caller(settings.stdio_caller, frozenset(ALL_SCOPES))):
             build_server(app).run("stdio")
-        return 0
-    url = f"http://{settings.host}:{settings.port}/mcp"
-    say(f"aftersales: serving MCP at {url}  (health: /healthz, readiness: /readyz)\n")
-    if settings.env == "development":
-        token = tokens.issue(keys, "support-bot", list(ALL_SCOPES), timedelta(days=30), now())
-        say(CLIENT_SNIPPET.format(url=url, token=token))
-    serving.run(
-        create_web_app(app),
-        host=settings.host,
-        port=settings.port,
-        log_level=settings.log_level.lower(),
-        timeout_graceful_shutdown=20,
-    )
-    app.close()
+    except SystemExit:
+        # Stopped by SIGTERM while the host keeps the pipe open: the thread reading stdin stays blocked in read(),
+        # and the interpreter would wait for it at exit. Write the audit, then leave at once.
+        app.close()
+        sys.stderr.flush()
+        os._exit(0)
     return 0
+
+
+def serve_http(app: App) -> int:
+    """Streamable HTTP: settings and keys checked, port bound, database prepared, then the banner."""
+    settings = app.settings
+    keys = app.caller_keys  # keys and host settings are checked before anything touches the database
+    web = create_web_app(app)
+    sock = listen(settings.host, settings.port)
+    try:
+        _prepare(app)
+        url = mcp_url(settings.host, sock.getsockname()[1])
+
+        def announce() -> None:
+            say(announcement(url))
+            if settings.env == "development":
+                token = tokens.issue(keys, "support-bot", list(ALL_SCOPES), timedelta(days=30), now())
+                say(CLIENT_SNIPPET.format(url=url, token=token))
+
+        config = uvicorn.Config(web, log_level=settings.log_level.lower(), timeout_graceful_shutdown=20)
+        serving.Server(config, announce).run(sockets=[sock])
+    finally:
+        sock.close()
+    return 0
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A socket listening on host:port now, so a bad host or a busy port fails before anything else happens."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+    except socket.gaierror as error:
+        raise StartupError(
+            f"AFTERSALES_HOST={host!r} is not an address of this machine ({error.strerror}); use an interface "
+            "address such as 127.0.0.1 (this machine only) or 0.0.0.0 (every interface)."
+        ) from None
+    sock = socket.socket(family, kind, proto)
+    try:
+        # A restart may reuse the port while old connections linger in TIME_WAIT; a live listener still refuses.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(BACKLOG)
+    except OSError as error:
+        sock.close()
+        raise StartupError(bind_problem(error, host, port)) from None
+    return sock
+
+
+def _prepare(app: App) -> None:
+    """Migrate, and in development load the baseline into an empty database; say where and what."""
+    settings = app.settings
+    say(f"aftersales: {location(settings)}")
+    report = prepare(app.engine, settings.seed_dir, seed_when_empty=settings.env == "development")
+    logging.getLogger("alembic").setLevel(logging.WARNING)  # readiness probes would log a context line each
+    say("aftersales: database ready" + (f", baseline loaded ({report.inserted['tickets']} tickets)" if report else ""))
+
+
+@contextmanager
+def _sigterm_exits() -> Iterator[None]:
+    """Turn SIGTERM into SystemExit(0) while serving, so `finally` blocks run (the audit's last batch).
+
+    SIGTERM's default action ends the process where it stands, and uvicorn re-raises the signal after its own
+    graceful shutdown.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread may set handlers (tests may call the CLI from elsewhere)
+        return
+
+    def stop(_signum: int, _frame: FrameType | None) -> None:
+        raise SystemExit(0)
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)

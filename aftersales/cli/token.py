@@ -2,8 +2,10 @@
 
 import argparse
 import re
+from datetime import timedelta
 
 from aftersales.app import App
+from aftersales.cli.console import location, say
 from aftersales.clock import now
 from aftersales.domain.callers import ALL_SCOPES
 from aftersales.durations import parse_duration
@@ -33,5 +35,9 @@ def issue_token(args: argparse.Namespace, settings: Settings) -> int:
     if unknown or not scopes:
         raise ValueError(f"--scopes {args.scopes!r}: choose from {', '.join(ALL_SCOPES)}")
     ttl = parse_duration(args.ttl)
+    if ttl <= timedelta(0):
+        raise ValueError(f"--ttl {args.ttl!r}: a token must live at least one second; for example 12h or 30d")
+    # The keys live in the data dir: a token only verifies on servers that share it (or AFTERSALES_SECRET_KEYS).
+    say(f"aftersales: signing with the keys of {location(settings)}")
     print(tokens.issue(App(settings).caller_keys, args.caller, scopes, ttl, now()))
     return 0

@@ -124,13 +124,17 @@ def needs_review(total_minor: int, review_above_minor: int, recent_tickets: int,
 
 
 def confirmation_message(item: str, quantity: int, total_minor: int, currency: str, method: RefundMethod | None) -> str:
-    """The question a person confirms before a large refund ticket is opened."""
+    """The question a person confirms before a large refund ticket is opened.
+
+    A method still to be chosen is asked in its own question, often in the same round and shown in any order, so
+    the wording then leaves the method out instead of pointing at an answer the person may not have given yet.
+    """
     where = {
-        RefundMethod.ORIGINAL_PAYMENT: "to the original payment method",
-        RefundMethod.STORE_CREDIT: "as store credit",
-        None: "to the refund method chosen in the other question",
+        RefundMethod.ORIGINAL_PAYMENT: " to the original payment method",
+        RefundMethod.STORE_CREDIT: " as store credit",
+        None: "",
     }[method]
     return (
-        f"Open a refund ticket for {quantity} x {item}, refunding {format_money(total_minor, currency)} {where}? "
+        f"Open a refund ticket for {quantity} x {item}, refunding {format_money(total_minor, currency)}{where}? "
         "Please confirm with the customer."
     )

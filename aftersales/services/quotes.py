@@ -16,6 +16,7 @@ from aftersales.domain.enums import ReasonCode, TicketKind
 from aftersales.domain.errors import HandleExpired, NotFound
 from aftersales.domain.money import format_money
 from aftersales.domain.refunds import compute_refund
+from aftersales.durations import describe_duration
 from aftersales.services.housekeeping import Occasionally
 from aftersales.services.lines import line_context
 from aftersales.services.views import ItemView, QuoteView
@@ -86,18 +87,17 @@ def estimate_refund(
 def quote_for_use(uow: UnitOfWork, caller: Caller, quote_id: str, now: datetime, ttl: timedelta) -> Quote:
     """The caller's unexpired quote; another caller's quote answers exactly like an unknown one."""
     quote = uow.quotes.get_owned(quote_id.lower(), caller.id)  # ids are issued lower-case; accept either
-    minutes = int(ttl.total_seconds() // 60)
+    held = describe_duration(ttl)
     if quote is None:
         raise NotFound(
             f'No quote "{quote_id}" is available to you.',
-            f"Quotes come from after_sales_estimate_refund, belong to the caller who asked, and are held {minutes} "
-            "minutes.",
+            f"Quotes come from after_sales_estimate_refund, belong to the caller who asked, and are held {held}.",
             "Call after_sales_estimate_refund again for a fresh quote, then retry with its quote_id.",
         )
     if now >= as_utc(quote.expires_at):
         raise HandleExpired(
             f"Quote {quote_id} expired at {as_utc(quote.expires_at):%H:%M} UTC on {as_utc(quote.expires_at):%Y-%m-%d}.",
-            f"Quotes are held {minutes} minutes.",
+            f"Quotes are held {held}.",
             "Call after_sales_estimate_refund again for a fresh quote, then retry.",
         )
     return quote

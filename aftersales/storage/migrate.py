@@ -6,13 +6,14 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Engine
 
-from aftersales.settings import REPO_ROOT
+from aftersales.paths import shipped
 
 
-def alembic_config(engine: Engine | None = None) -> Config:
-    """An Alembic config pointing at the project's migrations."""
-    config = Config(str(REPO_ROOT / "alembic.ini"))
-    config.set_main_option("script_location", str(REPO_ROOT / "migrations"))
+def alembic_config() -> Config:
+    """An Alembic config pointing at the shipped migrations (alembic.ini is only for the `alembic` command)."""
+    config = Config()
+    config.set_main_option("script_location", str(shipped("migrations")))
+    config.set_main_option("path_separator", "os")
     config.attributes["configure_logging"] = False
     return config
 

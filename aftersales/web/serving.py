@@ -1,14 +1,11 @@
 """Run the web app under uvicorn, closing open streams the moment shutdown starts."""
 
 import asyncio
-import contextlib
 import socket
-import sys
-from typing import Any
+from collections.abc import Callable
 
 import uvicorn
 from sse_starlette.sse import AppStatus
-from starlette.applications import Starlette
 
 
 class Server(uvicorn.Server):
@@ -20,11 +17,18 @@ class Server(uvicorn.Server):
     accepting connections and told the open ones to close after their response; in-flight calls still finish.
     """
 
-    def __init__(self, config: uvicorn.Config) -> None:
+    def __init__(self, config: uvicorn.Config, announce: Callable[[], None] | None = None) -> None:
         super().__init__(config)
+        self.announce = announce
         # sse-starlette (under the SDK's 2025-11-25 streams) otherwise cuts every SSE response the moment a signal
         # arrives, in-flight calls included, and uvicorn logs each as a response left incomplete. Streams end here.
         AppStatus.disable_automatic_graceful_drain()
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        """Start as uvicorn does, then call `announce` once requests are accepted (never when start-up failed)."""
+        await super().startup(sockets)
+        if self.announce is not None and self.started and not self.should_exit:
+            self.announce()
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         """Start uvicorn's shutdown, then end the open streams while it waits for responses to finish."""
@@ -36,12 +40,3 @@ class Server(uvicorn.Server):
         if close_streams is not None:
             close_streams()
         await stopping
-
-
-def run(web: Starlette, **config: Any) -> None:
-    """`uvicorn.run(web, **config)` with this module's Server."""
-    server = Server(uvicorn.Config(web, **config))
-    with contextlib.suppress(KeyboardInterrupt):  # uvicorn re-raises a captured Ctrl-C once it has stopped
-        server.run()
-    if not server.started:
-        sys.exit(3)  # what uvicorn.run does when the app never started (a busy port, for one)

@@ -8,7 +8,7 @@ import pytest
 from freezegun import freeze_time
 from mcp.shared.exceptions import MCPError
 from mcp_types import InputRequiredResult
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 
 from aftersales.domain.callers import ALL_SCOPES, Caller
 from aftersales.storage.models import Ticket
@@ -59,6 +59,29 @@ async def test_a_return_without_a_method_asks_for_method_and_confirmation_then_c
     assert shown.structured_content == created["ticket"]
     assert created["ticket"]["refund"]["method"] == "original_payment"
     assert "confirmed the refund of ¥12,999.00" in str(created["ticket"]["timeline"])
+
+
+async def test_a_confirmation_asked_with_the_method_reads_the_same_whatever_the_method_answer(
+    server, app, mode, stories
+):
+    order_id, seen = stories["vip_laptop_recent"]["order_id"], []
+    for method in ("original_payment", "store_credit"):
+        person = Person(method=method)
+        async with connect(server, mode, elicitation_callback=person) as client:
+            result = await client.call_tool(TOOL, args(order_id))
+        assert result.structured_content["outcome"] == "created" and person.questions == ["refund_method", "confirm"]
+        seen.append(person.seen[1].message)
+        with app.uow(write=True) as uow:  # one open ticket per line: close this one before the next run
+            uow.session.execute(update(Ticket).where(Ticket.order_id == order_id).values(status="cancelled"))
+            uow.commit()
+    assert (
+        seen
+        == [
+            "Open a refund ticket for 1 x Lenovo ThinkPad X1 Carbon Gen 12, refunding ¥12,999.00? Please confirm with "
+            "the customer."
+        ]
+        * 2
+    )
 
 
 @pytest.mark.parametrize("action", ["decline", "cancel"])

@@ -3,13 +3,16 @@
 import json
 import logging
 import uuid
+from datetime import timedelta
 
 import httpx
 import pytest
 from jsonschema import Draft202012Validator
 
+from aftersales.app import App
 from aftersales.cli.main import main
 from aftersales.domain.callers import READ, Caller
+from aftersales.mcp.server import build_server
 from tests.e2e.helpers import connect, connect_http
 
 pytestmark = pytest.mark.anyio
@@ -36,6 +39,14 @@ async def test_an_estimate_returns_a_breakdown_that_adds_up_and_a_uuid4_quote(se
     assert uuid.UUID(quote["quote_id"]).version == 4
     assert tool.annotations.read_only_hint is True and tool.annotations.open_world_hint is False
     assert "held for 30 minutes" in tool.description and "creates no ticket and moves no money" in tool.description
+
+
+async def test_a_quote_lifetime_under_a_minute_is_described_in_seconds(app):
+    short = App(app.settings.model_copy(update={"quote_ttl": timedelta(seconds=45)}))
+    async with connect(build_server(short)) as client:
+        [tool] = [t for t in (await client.list_tools()).tools if t.name == TOOL]
+    short.close()
+    assert "quotes are held for 45 seconds," in tool.description and "0 minutes" not in tool.description
 
 
 async def test_the_reason_enum_and_bounds_are_in_the_input_schema(server):

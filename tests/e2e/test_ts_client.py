@@ -11,13 +11,12 @@ import uuid
 import pytest
 from sqlalchemy import func, select
 
-from aftersales.settings import REPO_ROOT
 from aftersales.storage.models import Ticket
-from tests.support import node
+from tests.support import ROOT, node
 
 pytestmark = pytest.mark.http
 MODERN, LEGACY = "2026-07-28", "2025-11-25"
-SNAPSHOT = REPO_ROOT / "tests" / "snapshots" / "tools_list.json"
+SNAPSHOT = ROOT / "tests" / "snapshots" / "tools_list.json"
 COMPLETE, INPUT_REQUIRED = {"result": "complete"}, {"result": "input_required"}
 ELICIT = {"method": "elicitation/create"}
 

@@ -1,10 +1,19 @@
-"""The command line against a real SQLite file."""
+"""The command line against a real database."""
 
+import io
+
+import pytest
 from sqlalchemy import func, select
 
+from aftersales import __version__
+from aftersales.app import App
 from aftersales.cli.main import main
+from aftersales.clock import now
+from aftersales.security import tokens
+from aftersales.settings import Settings
 from aftersales.storage.database import make_engine
 from aftersales.storage.models import Base
+from tests.e2e.conftest import free_port
 
 
 def row_counts(url: str) -> dict[str, int]:
@@ -34,7 +43,7 @@ def test_seed_load_twice_leaves_every_table_the_same_and_reset_restores_it(empty
     with engine.begin() as connection:
         connection.exec_driver_sql("DELETE FROM ticket_events WHERE id <= 5")
     engine.dispose()
-    assert main(["seed", "reset"]) == 0
+    assert main(["seed", "reset", "--yes"]) == 0
     assert row_counts(url) == first
 
 
@@ -53,3 +62,113 @@ def test_production_serve_without_keys_stops_before_touching_the_database(tmp_pa
     assert main(["serve"]) == 2
     assert "AFTERSALES_SECRET_KEYS is not set" in capsys.readouterr().err
     assert not (tmp_path / "aftersales.db").exists()
+
+
+def test_seed_reset_without_yes_and_without_a_terminal_changes_nothing(empty_url, monkeypatch, capsys):
+    monkeypatch.setenv("AFTERSALES_DATABASE_URL", empty_url)
+    assert main(["seed", "load"]) == 0
+    before = row_counts(empty_url)
+    monkeypatch.setattr("sys.stdin", io.StringIO("y\n"))  # not a terminal: a script must say --yes
+    assert main(["seed", "reset"]) == 2
+    err = capsys.readouterr().err
+    assert "--yes" in err and len(err.strip().splitlines()) == 1
+    assert row_counts(empty_url) == before
+
+
+def test_seed_reset_asks_on_a_terminal_and_only_yes_deletes(empty_url, monkeypatch, capsys):
+    monkeypatch.setenv("AFTERSALES_DATABASE_URL", empty_url)
+    assert main(["seed", "load"]) == 0
+    engine = make_engine(empty_url)
+    with engine.begin() as connection:
+        connection.exec_driver_sql("DELETE FROM ticket_events WHERE id <= 5")
+    engine.dispose()
+    edited = row_counts(empty_url)
+    for answer, status in (("n\n", 1), ("\n", 1), ("yes\n", 0)):
+        monkeypatch.setattr("sys.stdin", Terminal(answer))
+        assert main(["seed", "reset"]) == status
+        assert "deletes every row" in capsys.readouterr().out
+        if status:
+            assert row_counts(empty_url) == edited
+    assert row_counts(empty_url)["ticket_events"] == edited["ticket_events"] + 5
+
+
+class Terminal(io.StringIO):
+    """Standard input as a person at a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_the_default_data_dir_is_the_same_from_any_directory(tmp_path, monkeypatch):
+    monkeypatch.delenv("AFTERSALES_DATA_DIR")
+    monkeypatch.delenv("AFTERSALES_DATABASE_URL", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    urls = set()
+    for folder in ("one", "two"):
+        (tmp_path / folder).mkdir()
+        monkeypatch.chdir(tmp_path / folder)
+        urls.add(Settings().resolved_database_url)
+    assert urls == {f"sqlite:///{tmp_path / 'xdg' / 'aftersales' / 'aftersales.db'}"}
+
+
+def test_without_xdg_data_home_the_data_dir_is_under_the_home_directory(tmp_path, monkeypatch):
+    monkeypatch.delenv("AFTERSALES_DATA_DIR")
+    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert Settings().data_dir == tmp_path / ".local" / "share" / "aftersales"
+
+
+def test_a_token_issued_in_one_directory_is_accepted_by_a_server_started_in_another(tmp_path, monkeypatch, capsys):
+    monkeypatch.delenv("AFTERSALES_DATA_DIR")
+    monkeypatch.delenv("AFTERSALES_SECRET_KEYS", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    for folder in ("here", "there"):
+        (tmp_path / folder).mkdir()
+    monkeypatch.chdir(tmp_path / "here")
+    assert main(["token", "issue", "--caller", "support-bot"]) == 0
+    out, err = capsys.readouterr()
+    assert f"data dir {tmp_path / 'xdg' / 'aftersales'}" in err and "aftersales.db" in err
+    monkeypatch.chdir(tmp_path / "there")
+    claims = tokens.verify(App(Settings()).caller_keys, out.strip(), now())
+    assert claims.caller.id == "support-bot"
+
+
+def test_a_setting_the_service_cannot_use_is_one_line_naming_the_variable(monkeypatch, capsys):
+    monkeypatch.setenv("AFTERSALES_PORT", "eighty")
+    assert main(["db", "current"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "AFTERSALES_PORT='eighty'" in err and "integer" in err
+
+
+def test_an_unreachable_postgresql_is_one_line_without_the_password(monkeypatch, capsys):
+    url = f"postgresql+psycopg://aftersales:sup3r-secret@127.0.0.1:{free_port()}/aftersales"
+    monkeypatch.setenv("AFTERSALES_DATABASE_URL", url)
+    for command in (["db", "upgrade"], ["seed", "load"], ["serve", "--port", "0"]):
+        assert main(command) == 2
+        err = capsys.readouterr().err
+        assert "sup3r-secret" not in err and "Traceback" not in err
+        *_, last = err.splitlines()  # serve says where its data is first
+        assert last.startswith("aftersales: the database at postgresql+psycopg://aftersales:***@127.0.0.1"), command
+        assert "Connection refused" in last and "AFTERSALES_DATABASE_URL" in last
+
+
+def test_a_missing_seed_folder_is_one_line_naming_the_setting(empty_url, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("AFTERSALES_DATABASE_URL", empty_url)
+    monkeypatch.setenv("AFTERSALES_SEED_DIR", str(tmp_path / "nowhere"))
+    assert main(["seed", "load"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "AFTERSALES_SEED_DIR" in err and str(tmp_path / "nowhere") in err
+
+
+def test_a_token_that_would_never_be_valid_is_refused(monkeypatch, capsys):
+    for ttl in ("0", "0s", "-5m"):
+        assert main(["token", "issue", "--caller", "support-bot", f"--ttl={ttl}"]) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and ("--ttl" in err or "not a duration" in err), ttl
+
+
+def test_version_prints_the_package_version(capsys):
+    with pytest.raises(SystemExit) as stopped:
+        main(["--version"])
+    assert stopped.value.code == 0
+    assert capsys.readouterr().out.strip() == f"aftersales {__version__}"

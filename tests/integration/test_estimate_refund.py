@@ -125,6 +125,18 @@ def test_a_quote_is_usable_at_29_59_and_expired_at_30_00(app, stories):
     )
 
 
+def test_a_quote_held_under_a_minute_says_so_in_seconds(app, stories):
+    start = datetime(2026, 12, 1, 14, 2, tzinfo=UTC)
+    short = timedelta(seconds=45)
+    order_id = stories["vip_laptop_recent"]["order_id"]
+    with freeze_time(start):
+        quote = estimate_refund(app.uow(write=True), ALICE, order_id, 1, 1, ReasonCode.DEFECTIVE, now(), short)
+    with app.uow() as uow, pytest.raises(HandleExpired, match=r"Quotes are held 45 seconds\."):
+        quote_for_use(uow, ALICE, quote.quote_id, start + short, short)
+    with app.uow() as uow, pytest.raises(NotFound, match=r"are held 45 seconds\."):
+        quote_for_use(uow, BOB, quote.quote_id, start, short)
+
+
 def test_another_callers_quote_reads_exactly_like_a_made_up_one(app, stories):
     quote = estimate(app, stories["vip_laptop_recent"]["order_id"], caller=ALICE)
     made_up = str(uuid.uuid4())

@@ -33,11 +33,11 @@ def test_the_alembic_command_upgrades_an_empty_sqlite_file_to_head(tmp_path):
     import sys
     from pathlib import Path
 
-    from aftersales.settings import REPO_ROOT
+    from tests.support import ROOT
 
     database = tmp_path / "fresh.db"
     env = {**os.environ, "AFTERSALES_DATABASE_URL": f"sqlite:///{database}"}
     alembic = Path(sys.executable).with_name("alembic")
-    done = subprocess.run([str(alembic), "upgrade", "head"], cwd=REPO_ROOT, env=env, capture_output=True, text=True)
+    done = subprocess.run([str(alembic), "upgrade", "head"], cwd=ROOT, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert "Running upgrade 0002 -> 0003" in done.stderr and database.exists()

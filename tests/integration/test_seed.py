@@ -13,8 +13,8 @@ from aftersales.domain.policy import KIND_STATUSES
 from aftersales.domain.refunds import LineFacts, compute_refund
 from aftersales.seeding import dataset, loader
 from aftersales.seeding.generator import generate
-from aftersales.settings import REPO_ROOT
 from aftersales.storage.models import Base, Order, Ticket, TicketEvent
+from tests.support import ROOT
 
 
 def counts(engine) -> dict[str, int]:
@@ -96,7 +96,7 @@ def test_every_timeline_is_in_time_order_after_delivery_and_ends_at_the_last_upd
 
 
 def test_the_story_records_are_what_the_seed_readme_says(app, stories):
-    readme = (REPO_ROOT / "seed" / "README.md").read_text()
+    readme = (ROOT / "seed" / "README.md").read_text()
     for key, ids in stories.items():
         row = next(line for line in readme.splitlines() if line.startswith(f"| {key} |"))
         assert all(value in row for name, value in ids.items() if name != "sku"), key
@@ -115,12 +115,12 @@ def test_the_story_records_are_what_the_seed_readme_says(app, stories):
 def test_the_generator_reproduces_the_committed_baseline_byte_for_byte(tmp_path):
     out = tmp_path / "baseline.json"
     dataset.write(generate(), out)
-    assert out.read_bytes() == baseline_path(REPO_ROOT / "seed").read_bytes()
+    assert out.read_bytes() == baseline_path(ROOT / "seed").read_bytes()
 
 
 def test_every_ticket_number_the_docs_mention_exists_in_the_baseline(baseline):
     known = {t["id"] for t in baseline.tables["tickets"]}
-    docs = [REPO_ROOT / "README.md", REPO_ROOT / "seed" / "README.md", REPO_ROOT / "aftersales" / "cli" / "serve.py"]
+    docs = [ROOT / "README.md", ROOT / "seed" / "README.md", ROOT / "aftersales" / "cli" / "serve.py"]
     mentioned = {m for doc in docs for m in re.findall(r"T-\d{4}-\d{4,}", doc.read_text())}
     assert mentioned and mentioned <= known
 

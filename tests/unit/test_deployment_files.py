@@ -1,20 +1,28 @@
 """docker-compose.yml, Dockerfile and .env.example: checked here because no Docker engine runs on these machines."""
 
+import os
 import re
+import shutil
+import subprocess
+import tomllib
+from pathlib import Path
 
 import pytest
 import yaml
+from packaging.requirements import Requirement
 
-from aftersales.settings import REPO_ROOT, Settings
+from aftersales.settings import Settings
+from tests.support import ROOT
 
-COMPOSE = yaml.safe_load((REPO_ROOT / "docker-compose.yml").read_text())
+COMPOSE = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
 SERVICES = COMPOSE["services"]
 ENV_EXAMPLE = {
     line.split("=", 1)[0]: line.split("=", 1)[1]
-    for line in (REPO_ROOT / ".env.example").read_text().splitlines()
+    for line in (ROOT / ".env.example").read_text().splitlines()
     if line and not line.startswith("#")
 }
-README = (REPO_ROOT / "README.md").read_text()
+README = (ROOT / "README.md").read_text()
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 
 
 def test_compose_runs_postgres_a_one_shot_migration_and_the_server():
@@ -42,8 +50,8 @@ def test_the_server_starts_after_a_healthy_database_and_a_completed_migration():
 
 
 def test_every_variable_compose_uses_is_in_env_example():
-    used = set(re.findall(r"(?<!\$)\$\{(\w+)\}", (REPO_ROOT / "docker-compose.yml").read_text()))
-    assert used and used <= set(ENV_EXAMPLE)
+    used = set(re.findall(r"(?<!\$)\$\{(\w+)(?::?-[^}]*)?\}", (ROOT / "docker-compose.yml").read_text()))
+    assert used and used <= set(ENV_EXAMPLE) and "LOAD_DEMO_BASELINE" in used
 
 
 def test_every_server_setting_in_env_example_exists_and_is_documented_in_the_readme():
@@ -73,7 +81,7 @@ def test_production_refuses_the_env_example_placeholders(tmp_path):
 
 
 def test_the_image_is_slim_runs_as_a_non_root_user_without_dev_dependencies():
-    dockerfile = (REPO_ROOT / "Dockerfile").read_text()
+    dockerfile = (ROOT / "Dockerfile").read_text()
     assert re.search(r"^FROM python:3\.\d+-slim", dockerfile, re.M)
     users = re.findall(r"^USER (\S+)", dockerfile, re.M)
     assert users and users[-1] not in ("root", "0")
@@ -81,6 +89,128 @@ def test_the_image_is_slim_runs_as_a_non_root_user_without_dev_dependencies():
     assert 'CMD ["aftersales", "serve"]' in dockerfile
 
 
+def run_migrate_step(tmp_path: Path, load_demo_baseline: str | None, upgrade_fails: bool = False) -> list[str]:
+    """Run the migrate service's command as its container would, with a stand-in `aftersales`; return its calls."""
+    calls, bin_dir = tmp_path / "calls", tmp_path / "bin"
+    bin_dir.mkdir(parents=True)
+    fake = bin_dir / "aftersales"
+    fake.write_text(f'#!/bin/sh\necho "$*" >> {calls}\n[ "$1 $2" != "db upgrade" ] || exit {int(upgrade_fails)}\n')
+    fake.chmod(0o755)
+    environment = SERVICES["migrate"]["environment"]
+    env = {"PATH": f"{bin_dir}:{os.environ['PATH']}"}
+    if load_demo_baseline is not None:
+        # Compose's interpolation of ${LOAD_DEMO_BASELINE:-no} from .env, done by hand here.
+        env["LOAD_DEMO_BASELINE"] = load_demo_baseline or "no"
+    else:
+        env["LOAD_DEMO_BASELINE"] = re.fullmatch(r"\$\{LOAD_DEMO_BASELINE:-(\w+)\}", environment["LOAD_DEMO_BASELINE"])[
+            1
+        ]
+    argv = [part.replace("$$", "$") for part in SERVICES["migrate"]["command"]]  # compose turns $$ into $
+    done = subprocess.run(argv, env=env, capture_output=True, text=True)
+    assert (done.returncode != 0) == upgrade_fails, done.stderr
+    return calls.read_text().splitlines() if calls.exists() else []
+
+
+def test_the_migrate_step_loads_the_demo_baseline_only_when_asked(tmp_path):
+    assert run_migrate_step(tmp_path / "unset", None) == ["db upgrade"]
+    assert run_migrate_step(tmp_path / "no", "no") == ["db upgrade"]
+    assert run_migrate_step(tmp_path / "empty", "") == ["db upgrade"]
+    assert run_migrate_step(tmp_path / "yes", "yes") == ["db upgrade", "seed load --if-empty"]
+    assert run_migrate_step(tmp_path / "failed", "yes", upgrade_fails=True) == ["db upgrade"]
+    assert ENV_EXAMPLE["LOAD_DEMO_BASELINE"] == "no"
+
+
+def test_the_database_password_never_sits_inside_a_url():
+    for name in ("migrate", "server"):
+        environment = SERVICES[name]["environment"]
+        url = environment["AFTERSALES_DATABASE_URL"]
+        assert "POSTGRES_PASSWORD" not in url and url.startswith("postgresql+psycopg://${POSTGRES_USER}@postgres:"), (
+            name
+        )
+        assert environment["PGPASSWORD"] == "${POSTGRES_PASSWORD}", name  # libpq reads it; no encoding needed
+    assert "PGPASSWORD" in README
+
+
+def test_one_image_is_built_once_for_the_migration_and_the_server():
+    built = [name for name, service in SERVICES.items() if "build" in service]
+    assert built == ["server"]
+    assert SERVICES["migrate"]["image"] == SERVICES["server"]["image"]
+    assert SERVICES["migrate"]["pull_policy"] == "never"  # a local image: never look for it in a registry
+
+
+def test_the_image_installs_dependencies_before_copying_the_source():
+    lines = (ROOT / "Dockerfile").read_text().splitlines()
+    first_install = next(i for i, line in enumerate(lines) if "pip install" in line)
+    copies = {i: line.split()[1] for i, line in enumerate(lines) if line.startswith("COPY ")}
+    assert copies[min(copies)] == "pyproject.toml" and min(copies) < first_install
+    source = min(i for i, path in copies.items() if path == "aftersales")
+    assert first_install < source
+    assert "pip install -e" not in "\n".join(lines)  # the wheel, with migrations/ and seed/ inside it
+
+
+def test_the_dockerfile_dependency_step_yields_exactly_the_project_dependencies(tmp_path):
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    step = re.search(r"^RUN (python -c .*?) > requirements\.txt", dockerfile, re.M)[1]
+    shutil.copy(ROOT / "pyproject.toml", tmp_path)
+    done = subprocess.run(["sh", "-c", step], cwd=tmp_path, capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines() == PYPROJECT["project"]["dependencies"]
+
+
+def test_everything_the_wheel_build_needs_is_copied_into_the_image():
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    copied = {part for line in dockerfile.splitlines() if line.startswith("COPY ") for part in line.split()[1:-1]}
+    wheel = PYPROJECT["tool"]["hatch"]["build"]["targets"]["wheel"]
+    needed = {PYPROJECT["project"]["readme"], "LICENSE", *wheel["packages"], *wheel["force-include"]}
+    assert needed <= copied
+    ignored = {line.strip() for line in (ROOT / ".dockerignore").read_text().splitlines()}
+    assert not needed & ignored and all((ROOT / path).exists() for path in needed)
+
+
+def test_every_dependency_has_an_upper_bound_so_a_release_cannot_break_make_test():
+    declared = PYPROJECT["project"]["dependencies"] + [
+        requirement for extra in PYPROJECT["project"]["optional-dependencies"].values() for requirement in extra
+    ]
+    declared += PYPROJECT["build-system"]["requires"]
+    for text in declared:
+        requirement = Requirement(text)
+        assert any(spec.operator in ("<", "<=", "==", "~=") for spec in requirement.specifier), text
+
+
+def test_the_license_file_is_the_license_pyproject_declares():
+    assert PYPROJECT["project"]["license"] == "MIT"
+    assert (ROOT / "LICENSE").read_text().startswith("MIT License\n")
+
+
+def test_make_serve_keeps_its_data_in_the_checkout_var_folder():
+    env = {name: value for name, value in os.environ.items() if name != "AFTERSALES_DATA_DIR"}
+    done = subprocess.run(["make", "-n", "serve"], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+    assert "AFTERSALES_DATA_DIR=var .venv/bin/aftersales serve" in done.stdout.splitlines()
+
+
 def test_every_setting_is_documented_in_the_readme():
     for name in Settings.model_fields:
         assert f"`AFTERSALES_{name.upper()}`" in README, name
+
+
+def settings_row(name: str) -> list[str]:
+    """The README settings table's cells for one variable."""
+    row = next(line for line in README.splitlines() if line.startswith(f"| `{name}` |"))
+    return [cell.strip() for cell in row.strip("|").split("|")]
+
+
+def test_the_documented_seed_dir_default_is_the_one_the_code_uses_from_any_directory(tmp_path, monkeypatch):
+    monkeypatch.delenv("AFTERSALES_SEED_DIR", raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert Settings().seed_dir == ROOT / "seed"  # a checkout's own seed/, not one relative to the current directory
+    _, default, _ = settings_row("AFTERSALES_SEED_DIR")
+    assert "shipped with the package" in default and "./" not in default
+
+
+def test_the_layout_names_every_route_the_web_app_serves(tmp_path):
+    from aftersales.app import App
+    from aftersales.web.app import create_web_app
+
+    app = App(Settings(data_dir=tmp_path, database_url=f"sqlite:///{tmp_path / 'unused.db'}"))
+    paths = {getattr(route, "path", "") for route in create_web_app(app).routes} - {""}
+    web_line = next(line for line in README.split("## Layout", 1)[1].splitlines() if line.strip().startswith("web/"))
+    assert paths and all(path in web_line for path in paths), paths

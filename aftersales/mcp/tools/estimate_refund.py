@@ -6,6 +6,7 @@ from mcp_types import ToolAnnotations
 from aftersales.app import App
 from aftersales.clock import now
 from aftersales.domain.callers import READ
+from aftersales.durations import describe_duration
 from aftersales.mcp.caller import authorize
 from aftersales.mcp.errors import tool_errors
 from aftersales.mcp.fields import LineNo, OrderId, Quantity, Reason
@@ -16,7 +17,7 @@ NAME = "after_sales_estimate_refund"
 TITLE = "Estimate a refund"
 
 
-def description(ttl_minutes: int) -> str:
+def description(held: str) -> str:
     """The model-facing description, stating the quote lifetime the server is configured with."""
     return f"""\
 Estimate what the customer would get back for returning units of one delivered order line, and pin that estimate \
@@ -33,7 +34,7 @@ Do not use it for exchanges or repairs (they refund nothing: call after_sales_cr
 up an existing ticket (after_sales_query_ticket).
 
 It only estimates: it creates no ticket and moves no money. It stores the estimate as a quote: quotes are held for \
-{ttl_minutes} minutes, belong to the caller who asked (nobody else can use them), and their quote_id is passed to \
+{held}, belong to the caller who asked (nobody else can use them), and their quote_id is passed to \
 after_sales_create_ticket to lock the amount. When a quote expires, call this tool again for a fresh one.
 
 Usual sequence: after_sales_estimate_refund -> tell the customer -> after_sales_create_ticket with quote_id."""
@@ -46,7 +47,7 @@ def register(server: MCPServer, app: App) -> None:
     @server.tool(
         name=NAME,
         title=TITLE,
-        description=description(int(ttl.total_seconds() // 60)),
+        description=description(describe_duration(ttl)),
         annotations=ToolAnnotations(
             title=TITLE, read_only_hint=True, destructive_hint=False, idempotent_hint=False, open_world_hint=False
         ),

@@ -1,0 +1,37 @@
+"""What `serve` prints once it listens: the MCP URL, and in development a ready token with a client snippet."""
+
+CLIENT_SNIPPET = """\
+Development token for caller "support-bot" (scopes tickets:read, tickets:write, valid 30 days):
+
+    export AFTERSALES_TOKEN={token}
+
+Connect with the Python SDK:
+
+    import asyncio, os
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    async def main():
+        headers = {{"Authorization": f"Bearer {{os.environ['AFTERSALES_TOKEN']}}"}}
+        transport = streamable_http_client("{url}", http_client=httpx2.AsyncClient(headers=headers))
+        async with Client(transport) as client:
+            result = await client.call_tool("after_sales_query_ticket", {{"ticket_id": "T-2026-0357"}})
+            print(result.structured_content)
+
+    asyncio.run(main())
+
+Or the MCP Inspector: npx @modelcontextprotocol/inspector, transport "Streamable HTTP", URL {url},
+header "Authorization: Bearer <the token above>". Desktop hosts (Claude Desktop, VS Code, Cursor, Claude Code):
+see "Connecting from MCP hosts" in the README.
+"""
+
+
+def mcp_url(host: str, port: int) -> str:
+    """The URL clients use for the bound address (IPv6 literals in brackets)."""
+    return f"http://[{host}]:{port}/mcp" if ":" in host else f"http://{host}:{port}/mcp"
+
+
+def announcement(url: str) -> str:
+    """The line that says the server answers now."""
+    return f"aftersales: serving MCP at {url}  (health: /healthz, readiness: /readyz, metrics: /metrics)\n"
