@@ -13,7 +13,7 @@ from aftersales.security import tokens
 from aftersales.settings import Settings
 from aftersales.storage.database import make_engine
 from aftersales.storage.models import Base
-from tests.e2e.conftest import free_port
+from tests.support.web import free_port
 
 
 def row_counts(url: str) -> dict[str, int]:
