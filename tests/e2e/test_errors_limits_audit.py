@@ -188,7 +188,7 @@ def test_audit_records_are_purged_after_their_retention(app):
     from freezegun import freeze_time
     from sqlalchemy import func, select
 
-    from aftersales.services.audit import AuditLog, CallRecord
+    from aftersales.storage.audit import AuditLog, CallRecord
     from aftersales.storage.models import ToolCall
 
     def record(at):

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import Row, select, text
 
-from aftersales.services.audit import ARGUMENTS_LIMIT, AuditLog, CallRecord
+from aftersales.storage.audit import ARGUMENTS_LIMIT, AuditLog, CallRecord
 from aftersales.storage.models import ToolCall
 
 AT = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)

@@ -244,7 +244,7 @@ def test_a_completed_repair_does_not_use_up_the_units_for_a_second_repair(app, s
     order_id = stories["laptop_past_window_in_warranty"]["order_id"]
     first = create(app, request(order_id, kind=TicketKind.REPAIR, refund_method=None), decisions=Decisions())
     with app.uow() as uow:
-        uow.tickets.get(first.ticket.ticket_id).status = "completed"
+        uow.session.get(Ticket, first.ticket.ticket_id).status = "completed"
         uow.commit()
     again = create(app, request(order_id, kind=TicketKind.REPAIR, refund_method=None), decisions=Decisions())
     assert again.outcome == "created"

@@ -32,9 +32,9 @@ def request(**changes) -> TicketRequest:
     return TicketRequest(**(values | changes))
 
 
-def test_the_fingerprint_covers_every_argument_but_the_key():
-    assert request().fingerprint() == request(idempotency_key="another-key-1").fingerprint()
-    assert request().fingerprint() != request(quantity=2).fingerprint()
+def test_the_remembered_arguments_cover_every_argument_but_the_key():
+    assert request().arguments() == request(idempotency_key="another-key-1").arguments()
+    assert request().arguments() != request(quantity=2).arguments()
     assert request().arguments()["reason_code"] == "defective"
 
 

@@ -5,7 +5,7 @@ from fractions import Fraction
 
 import pytest
 
-from aftersales.services.stats import nearest_rank, percentile
+from aftersales.domain.calls import nearest_rank, percentile
 
 
 @pytest.mark.parametrize(
