@@ -128,6 +128,14 @@ def test_every_ticket_number_the_docs_mention_exists_in_the_baseline(baseline):
 
 def test_seeded_timelines_follow_the_review_policy(baseline):
     reviewed = {e["ticket_id"] for e in baseline.tables["ticket_events"] if e["type"] == "review_started"}
-    for ticket in baseline.tables["tickets"]:
-        must = ticket["status"] in ("under_review", "rejected") or ticket["refund_total_minor"] > 300000
+    tickets = baseline.tables["tickets"]
+    for ticket in tickets:
+        # The live rule's second half: the customer's third ticket within 30 days is reviewed too.
+        recent = sum(
+            other["customer_id"] == ticket["customer_id"]
+            and ticket["created_at"] - timedelta(days=30) <= other["created_at"] < ticket["created_at"]
+            for other in tickets
+        )
+        must = ticket["status"] in ("under_review", "rejected") or ticket["refund_total_minor"] > 300000 or recent >= 3
         assert (ticket["id"] in reviewed) == must, ticket["id"]
+    assert len(reviewed) > sum(t["status"] in ("under_review", "rejected") for t in tickets)
