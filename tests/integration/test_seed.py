@@ -130,7 +130,7 @@ def test_seeded_timelines_follow_the_review_policy(baseline):
     reviewed = {e["ticket_id"] for e in baseline.tables["ticket_events"] if e["type"] == "review_started"}
     tickets = baseline.tables["tickets"]
     for ticket in tickets:
-        # The live rule's second half: the customer's third ticket within 30 days is reviewed too.
+        # The live rule's second half: a customer who already opened 3 tickets within 30 days is reviewed too.
         recent = sum(
             other["customer_id"] == ticket["customer_id"]
             and ticket["created_at"] - timedelta(days=30) <= other["created_at"] < ticket["created_at"]
