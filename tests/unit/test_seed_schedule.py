@@ -1,11 +1,13 @@
 """Seeded tickets are numbered in creation order and judged by the live review rule's count of recent tickets."""
 
 import random
+import re
 from datetime import UTC, datetime, timedelta
 
 from aftersales.domain.enums import ReasonCode, RefundMethod, TicketKind, TicketStatus
 from aftersales.domain.policy import THRESHOLDS
 from aftersales.domain.refunds import LineFacts
+from aftersales.domain.tickets import TICKET_NUMBER_PATTERN, ticket_number
 from aftersales.seeding.tickets import Plan, SeedLine, build, open_for_days, schedule
 
 DELIVERED = datetime(2025, 12, 1, tzinfo=UTC)
@@ -53,3 +55,7 @@ def test_a_ticket_after_three_recent_ones_of_its_customer_is_reviewed_like_a_lar
 def test_a_repair_is_open_for_the_warranty_in_whole_months():
     assert open_for_days(line("C-1"), TicketKind.REPAIR) == 730  # 2025-12-01 to 2027-12-01
     assert open_for_days(line("C-1"), TicketKind.EXCHANGE) == 15
+
+
+def test_every_ticket_number_matches_the_pattern_the_tools_publish():
+    assert all(re.match(TICKET_NUMBER_PATTERN, ticket_number(2026, n)) for n in (1, 42, 9999, 10000))
