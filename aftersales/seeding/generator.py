@@ -8,20 +8,11 @@ from typing import Any
 
 from aftersales.domain.enums import OrderStatus, ReasonCode, RefundMethod, TicketKind, TicketStatus, Tier
 from aftersales.domain.policy import CATEGORY_POLICIES, KIND_STATUSES, THRESHOLDS, CategoryPolicy, Thresholds
+from aftersales.seeding import tickets as ticket_builder
 from aftersales.seeding.catalog import GIVEN_NAMES, PRODUCTS, SURNAMES
 from aftersales.seeding.orders import category_rows, goods_minor, order_number, order_rows, order_status_for
 from aftersales.seeding.stories import STORIES, Story
-from aftersales.seeding.tickets import (
-    CURRENCY,
-    Plan,
-    SeedLine,
-    build,
-    draw_method,
-    draw_reason,
-    open_for_days,
-    schedule,
-    seed_line,
-)
+from aftersales.seeding.tickets import CURRENCY, Plan, SeedLine
 
 ANCHOR = datetime(2026, 11, 30, tzinfo=UTC)
 DEFAULT_SEED = 20261130
@@ -171,12 +162,12 @@ class Builder:
         ]
         chosen = pairs + self.rng.choices(pairs, weights=weights, k=max(0, remaining - len(pairs)))
         for kind, status in chosen[:remaining]:
-            reason = draw_reason(self.rng, kind)
+            reason = ticket_builder.draw_reason(self.rng, kind)
             line = self._eligible_line(kind, status)
-            plans.append(self._plan(line, kind, status, reason, draw_method(self.rng, kind)))
-        scheduled, self.sequences = schedule(plans, thresholds)
+            plans.append(self._plan(line, kind, status, reason, ticket_builder.draw_method(self.rng, kind)))
+        scheduled, self.sequences = ticket_builder.schedule(plans, thresholds)
         for ticket in scheduled:
-            row, events = build(self.rng, ticket, ANCHOR, thresholds)
+            row, events = ticket_builder.build(self.rng, ticket, ANCHOR, thresholds)
             self.ticket_rows.append(row)
             self.event_rows.extend(
                 {"ticket_id": row["id"], "occurred_at": at, "type": event.value, "actor": actor, "note": note}
@@ -195,7 +186,11 @@ class Builder:
             age = (ANCHOR - order["delivered_at"]).days
             # An open ticket was opened in the last few days, so the line must still be inside its window then.
             allowed = product["repairable" if kind is TicketKind.REPAIR else "returnable"]
-            if allowed and age >= 2 and (not status.is_open or age < open_for_days(self._seed_line(line), kind) + 2):
+            if (
+                allowed
+                and age >= 2
+                and (not status.is_open or age < ticket_builder.open_for_days(self._seed_line(line), kind) + 2)
+            ):
                 return line
         raise RuntimeError(f"no order line fits a {kind} ticket in status {status}; generate more orders")
 
@@ -210,7 +205,7 @@ class Builder:
         """A ticket on `line` opened inside its window: recently when still open, at any time when closed."""
         self.used_lines.add((id(line["order"]), line["line_no"]))
         seed_line = self._seed_line(line)
-        window = open_for_days(seed_line, kind)
+        window = ticket_builder.open_for_days(seed_line, kind)
         age = (ANCHOR - seed_line.delivered_at).total_seconds() / 86400
         latest = min(age - 0.2, window - 0.2)
         earliest = max(0.05, latest - (3 if status.is_open else window))
@@ -221,7 +216,9 @@ class Builder:
     def _seed_line(self, line: dict[str, Any]) -> SeedLine:
         """A line as the ticket builder takes it."""
         order, product = line["order"], line["_product"]
-        return seed_line(order, line, product, self.categories[product["category_code"]], goods_minor(order["_lines"]))
+        return ticket_builder.seed_line(
+            order, line, product, self.categories[product["category_code"]], goods_minor(order["_lines"])
+        )
 
     def finish(self) -> World:
         """Flatten rows into tables, in id order."""
