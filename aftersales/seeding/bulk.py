@@ -40,13 +40,13 @@ from aftersales.seeding.tickets import (
     schedule,
     seed_line,
 )
+from aftersales.storage.base import Base
 from aftersales.storage.bulk import COLUMNS, as_row, bulk_mode, sql_time, write_rows
-from aftersales.storage.models import Base
 
 BATCH = 20_000
 WORKERS = max(1, min(4, os.cpu_count() or 1))
 EVENT_SLOTS = 32  # event ids are ticket ordinal * 32 + position: unique without coordinating between workers
-RETURN_KINDS = [k for k in TicketKind if k is not TicketKind.REPAIR]
+RETURN_KINDS: list[TicketKind] = [k for k in TicketKind if k is not TicketKind.REPAIR]
 OPEN_STATUSES = {kind: [s for s in statuses if s.is_open] for kind, statuses in KIND_STATUSES.items()}
 # The statuses of tickets opened more than a few days ago: most are completed.
 SETTLED = [TicketStatus.COMPLETED] * 8 + [TicketStatus.REJECTED, TicketStatus.CANCELLED]
