@@ -40,8 +40,8 @@ from aftersales.seeding.tickets import (
     schedule,
     seed_line,
 )
-from aftersales.storage.base import Base
 from aftersales.storage.bulk import COLUMNS, as_row, bulk_mode, sql_time, write_rows
+from aftersales.storage.models import Base
 
 BATCH = 20_000
 WORKERS = max(1, min(4, os.cpu_count() or 1))

@@ -8,7 +8,7 @@ from sqlalchemy import Engine, insert, select
 
 from aftersales.seeding.generator import World
 from aftersales.seeding.orders import advance_event_sequence
-from aftersales.storage.base import Base
+from aftersales.storage.models import Base
 
 # Insert order respects foreign keys.
 TABLES = (

@@ -5,8 +5,8 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine
 
-from aftersales.storage.base import Base
 from aftersales.storage.database import WRITE, make_engine
+from aftersales.storage.models import Base
 
 # The columns each table is written with, in the models' order.
 COLUMNS = {

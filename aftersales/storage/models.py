@@ -30,7 +30,8 @@ from aftersales.domain.enums import (
     TicketStatus,
     Tier,
 )
-from aftersales.storage.base import Base, UtcDateTime, listed, one_of
+from aftersales.storage.base import Base as Base  # re-exported: its metadata holds the tables defined here
+from aftersales.storage.base import UtcDateTime, listed, one_of
 
 
 def open_ticket_condition(prefix: str = "") -> str:
