@@ -6,17 +6,12 @@ import pytest
 from jsonschema import Draft202012Validator
 from mcp.shared.exceptions import MCPError
 
-from tests.e2e.helpers import connect
+from tests.support.clients import connect
 
 TOOL = "after_sales_query_ticket"
 LEAKS = ("pydantic", "validation error", "traceback", "http://", "https://")
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
 
 
 async def test_the_tool_is_listed_with_a_described_input_and_an_output_schema(server, mode):

@@ -1,30 +1,14 @@
 """Audit rows fit for both databases: secrets hidden, text cut to the model's widths, JSON that always encodes."""
 
 import json
-from datetime import UTC, datetime
 
-from aftersales.services.audit import CallRecord, arguments_json, redact, row_of
+from aftersales.services.audit import arguments_json, redact, row_of
 from aftersales.storage.models import ToolCall
-
-
-def record(**fields: object) -> CallRecord:
-    base = {
-        "called_at": datetime(2026, 11, 30, tzinfo=UTC),
-        "caller": "support-bot",
-        "tool": "after_sales_query_ticket",
-        "arguments": {},
-        "arguments_valid": True,
-        "outcome": "ok",
-        "error_kind": None,
-        "input_round": 1,
-        "replayed": False,
-        "latency_ms": 1.0,
-    }
-    return CallRecord(**{**base, **fields})
+from tests.support.audit import call_record
 
 
 def test_every_text_column_is_cut_to_the_width_the_model_declares():
-    row = row_of(record(caller="c" * 999, tool="t" * 999, outcome="o" * 999, error_kind="k" * 999))
+    row = row_of(call_record(caller="c" * 999, tool="t" * 999, outcome="o" * 999, error_kind="k" * 999))
     for column in ("caller", "tool", "outcome", "error_kind"):
         assert len(row[column]) == ToolCall.__table__.c[column].type.length
         assert row[column].endswith("…")
