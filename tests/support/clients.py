@@ -15,6 +15,13 @@ from aftersales.mcp.caller import acting_as
 from aftersales.security import tokens
 
 SUPPORT_BOT = Caller("support-bot", frozenset(ALL_SCOPES))
+# Words that would show a client the server's insides: a validation library, a stack trace, a link to a library's docs.
+LEAKS = ("pydantic", "validation error", "traceback", "http://", "https://")
+
+
+def leaks(text: str) -> list[str]:
+    """The LEAKS in `text`, whatever their case."""
+    return [leak for leak in LEAKS if leak in text.lower()]
 
 
 def bearer_token(
