@@ -9,6 +9,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from aftersales.mcp.metrics import OUTCOMES, RETRY_KINDS, UNKNOWN, Metrics
 from aftersales.mcp.server import build_server
 from aftersales.mcp.tools import NAMES
+from tests.support.metrics import samples
 
 EVIL = 'after_sales_query_ticket"} 1\nfake_metric{x="'
 
@@ -17,17 +18,6 @@ def bound(dropped=lambda: 0) -> Metrics:
     metrics = Metrics()
     metrics.bind(NAMES, audit_dropped=dropped)
     return metrics
-
-
-def samples(metrics: Metrics, name: str) -> dict[tuple[tuple[str, str], ...], float]:
-    """Every sample called `name` in the Prometheus text exposition, by its sorted labels."""
-    text = metrics.render()[0].decode()
-    return {
-        tuple(sorted(sample.labels.items())): sample.value
-        for family in text_string_to_metric_families(text)
-        for sample in family.samples
-        if sample.name == name
-    }
 
 
 def test_a_tool_name_with_a_quote_and_a_newline_counts_as_unknown_and_the_exposition_still_parses():
