@@ -15,11 +15,6 @@ from tests.support import ROOT
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A virtualenv holding only the built wheel; its dependencies come from the test environment (no network)."""
