@@ -215,3 +215,36 @@ def test_reset_clears_the_page_and_cases_still_run_afterwards(demo):
     demo.start("no-forms")
     demo.wait_until_over()
     expect(demo.results(MODERN).nth(1)).to_contain_text("outcome: created")
+
+
+# Elements whose text must never be cut off or pushed out sideways, and the panes that must not scroll sideways.
+CLIPPED = """() => {
+  const found = [];
+  const watched = [".badge, button, h1, h2, h3, .line, .message, .outcome, .answered, #steps li, .sealed",
+    "dt, dd, legend, label, .pane"].join(", ");
+  for (const node of document.querySelectorAll(watched)) {
+    const name = node.className || node.tagName;
+    if (node.scrollWidth > node.clientWidth + 1) found.push(`${name}: ${node.textContent.slice(0, 50)}`);
+  }
+  if (document.documentElement.scrollWidth > window.innerWidth) found.push("the page scrolls sideways");
+  return found;
+}"""
+
+
+@pytest.mark.parametrize(("width", "height"), [(1280, 720), (1920, 1080)])
+def test_nothing_is_clipped_on_a_projector_while_asking_and_once_created(demo, width, height):
+    demo.page.set_viewport_size({"width": width, "height": height})
+    demo.start("large")
+    demo.form(MODERN)
+    expect(demo.form(LEGACY)).to_be_visible()
+    assert demo.page.evaluate(CLIPPED) == []
+    assert demo.form(MODERN).locator("button[type=submit]").is_visible()  # the whole round fits, buttons included
+    demo.screenshot(f"asking-{width}x{height}")
+    demo.submit(MODERN)
+    demo.submit(LEGACY)
+    demo.submit(LEGACY)
+    demo.wait_until_over()
+    for details in demo.page.locator(".sealed").all()[:1]:
+        details.scroll_into_view_if_needed()
+    assert demo.page.evaluate(CLIPPED) == []
+    demo.screenshot(f"created-{width}x{height}")
