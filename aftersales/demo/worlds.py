@@ -4,6 +4,11 @@ Phase 1 (before worlds exist) a world is a SQLite file in the demo's throwaway f
 MCP endpoint (`/worlds/NAME/mcp`), refilled from a template with SQLite's backup API. Everything above this module
 asks only for `fresh(name)` (an endpoint on just-reset data) and `rebuild()`; when worlds land, this module
 forks a world per run instead and hands out a token bound to it.
+
+Phase 2 (after worlds and after_sales_cancel_ticket are merged): `fresh()` forks the demo world (one fork per
+column and run) and returns the server's own /mcp with a token bound to the fork; `rebuild()` recreates the demo
+world; the short-TTL variant stays a second App (requestState's TTL is the SDK's wall clock, not a world clock);
+/worlds/ and `asgi()` go. A "cancel a ticket" case joins cases.py (destructive confirmation on both revisions).
 """
 
 import sqlite3
