@@ -16,9 +16,9 @@ STOP_TIMEOUT = 10  # seconds
 
 
 @contextmanager
-def serving(app: ASGIApp) -> Iterator[str]:
+def serving(app: ASGIApp, port: int | None = None) -> Iterator[str]:
     """Serve `app` the way `aftersales serve` does until the block ends; yield its base URL (http://127.0.0.1:PORT)."""
-    port = free_port()
+    port = port or free_port()
     server = Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

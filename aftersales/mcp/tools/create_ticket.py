@@ -26,7 +26,7 @@ from aftersales.mcp.fields import (
     Quantity,
     Reason,
 )
-from aftersales.mcp.forms import ConfirmForm, RefundMethodForm, can_elicit
+from aftersales.mcp.forms import ConfirmForm, RefundMethodForm, can_elicit, question
 from aftersales.services import creation
 from aftersales.services.creation import Assessment, CreationPolicy, Decisions
 from aftersales.services.views import CreateResult
@@ -118,6 +118,7 @@ def register(server: MCPServer, app: App) -> None:
         except AfterSalesError as error:
             return Assessment(error=error)
 
+    @question(NAME, "refund_method")
     def ask_method(
         checked: Annotated[Assessment, Resolve(assessment)], ctx: Context
     ) -> Elicit[RefundMethodForm] | None:
@@ -130,6 +131,7 @@ def register(server: MCPServer, app: App) -> None:
             RefundMethodForm,
         )
 
+    @question(NAME, "confirm")
     def ask_confirmation(
         checked: Annotated[Assessment, Resolve(assessment)], quantity: int, ctx: Context
     ) -> Elicit[ConfirmForm] | None:
