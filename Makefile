@@ -25,7 +25,7 @@ serve: $(VENV)/.installed
 	AFTERSALES_DATA_DIR=$(AFTERSALES_DATA_DIR) $(BIN)/aftersales serve
 
 test: $(VENV)/.installed-dev
-	$(BIN)/ruff check aftersales tests migrations seed bench examples
+	$(BIN)/ruff check aftersales tests migrations seed bench
 	$(BIN)/python -m pytest
 
 $(VENV)/.installed-bench: pyproject.toml | $(BIN)/python
@@ -37,7 +37,7 @@ bench: $(VENV)/.installed-bench
 	$(BIN)/python -m bench.run $(BENCH_ARGS)
 
 lint: $(VENV)/.installed-dev
-	$(BIN)/ruff check aftersales tests migrations seed bench examples
+	$(BIN)/ruff check aftersales tests migrations seed bench
 	$(BIN)/ruff format --check aftersales tests migrations seed
 
 clean:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pydantic import ValidationError
 
 from aftersales import __version__
-from aftersales.cli import db, seed, serve, stats, token
+from aftersales.cli import db, demo, seed, serve, stats, token
 from aftersales.cli.failures import DATABASE_ERRORS, StartupError, database_problem, settings_problem
 from aftersales.settings import Settings
 
@@ -30,6 +30,7 @@ def parser() -> argparse.ArgumentParser:
     seed.add(commands)
     token.add(commands)
     stats.add(commands)
+    demo.add(commands)
     return root
 
 

@@ -14,10 +14,10 @@ from aftersales.mcp.server import build_server
 from aftersales.seeding import loader
 from aftersales.seeding.generator import World, generate
 from aftersales.services.lines import line_context
-from aftersales.settings import Settings
 from aftersales.storage import migrate
 from aftersales.storage.database import make_engine
-from tests.e2e.helpers import connect
+from tests.support.apps import settings_for
+from tests.support.clients import connect
 
 pytestmark = pytest.mark.anyio
 # Stricter than the defaults in every number, and audio returnable for 10 days instead of 30.
@@ -26,11 +26,6 @@ THRESHOLDS = Thresholds(
 )
 AUDIO_DAYS = 10
 CATEGORIES = tuple(replace(c, return_window_days=AUDIO_DAYS) if c.code == "audio" else c for c in CATEGORY_POLICIES)
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +41,7 @@ def changed(world: World, empty_url: str, tmp_path) -> App:
     migrate.upgrade(engine)
     loader.load(engine, world, now())
     engine.dispose()
-    application = App(Settings(database_url=empty_url, data_dir=tmp_path / "var", **asdict(THRESHOLDS)))
+    application = App(settings_for(empty_url, tmp_path, **asdict(THRESHOLDS)))
     yield application
     application.close()
 

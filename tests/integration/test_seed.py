@@ -4,7 +4,7 @@ import re
 from collections import Counter
 from datetime import timedelta
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 
 from aftersales.bootstrap import baseline_path
 from aftersales.clock import as_utc, now
@@ -13,35 +13,31 @@ from aftersales.domain.policy import KIND_STATUSES
 from aftersales.domain.refunds import LineFacts, compute_refund, paid_minor
 from aftersales.seeding import dataset, loader
 from aftersales.seeding.generator import generate
-from aftersales.storage.models import Base, Order, Ticket, TicketEvent
+from aftersales.storage.models import Order, Ticket, TicketEvent
 from tests.support import ROOT
-
-
-def counts(engine) -> dict[str, int]:
-    with engine.connect() as connection:
-        return {t.name: connection.scalar(select(func.count()).select_from(t)) for t in Base.metadata.sorted_tables}
+from tests.support.database import row_counts
 
 
 def test_loading_the_seed_twice_leaves_every_row_count_unchanged(engine, baseline):
-    before = counts(engine)
+    before = row_counts(engine)
     report = loader.load(engine, baseline, now())
-    assert counts(engine) == before
+    assert row_counts(engine) == before
     assert set(report.inserted.values()) == {0}
 
 
 def test_the_baseline_has_the_promised_size(engine):
-    sizes = counts(engine)
+    sizes = row_counts(engine)
     assert sizes["products"] >= 50 and sizes["categories"] >= 6
     assert (sizes["customers"], sizes["orders"], sizes["tickets"]) == (300, 1500, 400)
 
 
 def test_reset_restores_the_baseline_after_changes(engine, baseline):
-    before = counts(engine)
+    before = row_counts(engine)
     with engine.begin() as connection:
         connection.execute(TicketEvent.__table__.delete().where(TicketEvent.id <= 10))
     loader.clear(engine)
     loader.load(engine, baseline, now())
-    assert counts(engine) == before
+    assert row_counts(engine) == before
 
 
 def test_every_kind_appears_in_every_status_it_can_reach(baseline):

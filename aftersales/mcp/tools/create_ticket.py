@@ -28,7 +28,7 @@ from aftersales.mcp.fields import (
     Quantity,
     Reason,
 )
-from aftersales.mcp.forms import ConfirmForm, RefundMethodForm, can_elicit
+from aftersales.mcp.forms import ConfirmForm, RefundMethodForm, can_elicit, question
 from aftersales.services import creation
 from aftersales.services.creation import Assessment, CreationPolicy, Decisions
 from aftersales.services.views import CreateResult
@@ -117,6 +117,7 @@ def register(server: MCPServer, app: App) -> None:
         except AfterSalesError as error:
             return error
 
+    @question(NAME, "refund_method")
     def ask_method(checked: Annotated[Checked, Resolve(assessment)], ctx: Context) -> Elicit[RefundMethodForm] | None:
         """Ask where the refund goes, when only the person can say and the client can show a form."""
         if not isinstance(checked, Assessment) or not checked.needs_method or not can_elicit(ctx):
@@ -127,6 +128,7 @@ def register(server: MCPServer, app: App) -> None:
             RefundMethodForm,
         )
 
+    @question(NAME, "confirm")
     def ask_confirmation(
         checked: Annotated[Checked, Resolve(assessment)], quantity: int, ctx: Context
     ) -> Elicit[ConfirmForm] | None:

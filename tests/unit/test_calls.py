@@ -1,4 +1,4 @@
-"""The one nearest-rank percentile definition: exact integer arithmetic, the same in Python and in SQL."""
+"""Tool calls as counted, without a database: the one nearest-rank percentile definition, exact integer arithmetic."""
 
 import math
 from fractions import Fraction

@@ -1,4 +1,4 @@
-"""Seeded tickets are numbered in creation order and judged by the live review rule's count of recent tickets."""
+"""seeding/tickets.py, the one ticket builder: numbered in creation order, reviewed by the live rule."""
 
 import random
 import re
