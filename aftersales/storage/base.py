@@ -2,7 +2,7 @@
 
 from collections.abc import Iterable
 
-from sqlalchemy import CheckConstraint, DateTime, MetaData
+from sqlalchemy import CheckConstraint, DateTime, MetaData, Table
 from sqlalchemy.orm import DeclarativeBase
 
 NAMING_CONVENTION = {
@@ -33,3 +33,8 @@ class Base(DeclarativeBase):
     """Declarative base with the constraint naming convention."""
 
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+def table_of(model: type[Base]) -> Table:
+    """The Table a model is declared on, typed as one (SQLAlchemy types `__table__` as any FROM clause)."""
+    return Base.metadata.tables[model.__tablename__]

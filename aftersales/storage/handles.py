@@ -4,7 +4,7 @@ import json
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import CursorResult, Result, delete, select, update
 from sqlalchemy.orm import Session
 
 from aftersales.domain.creation import KeyRecord
@@ -63,7 +63,7 @@ class QuoteRepository:
 
     def purge_expired_before(self, cutoff: datetime) -> int:
         """Delete quotes that expired before `cutoff`; return how many."""
-        return self.session.execute(delete(QuoteRow).where(QuoteRow.expires_at < cutoff)).rowcount or 0
+        return deleted(self.session.execute(delete(QuoteRow).where(QuoteRow.expires_at < cutoff)))
 
 
 class IdempotencyRepository:
@@ -115,8 +115,15 @@ class IdempotencyRepository:
 
     def purge_expired(self, now: datetime) -> int:
         """Delete expired records; a key is free again once its record has expired."""
-        return self.session.execute(delete(IdempotencyRecord).where(IdempotencyRecord.expires_at <= now)).rowcount or 0
+        return deleted(self.session.execute(delete(IdempotencyRecord).where(IdempotencyRecord.expires_at <= now)))
 
     @staticmethod
     def _key(caller: str, tool: str, key: str) -> tuple[Any, ...]:
         return (IdempotencyRecord.caller == caller, IdempotencyRecord.tool == tool, IdempotencyRecord.key == key)
+
+
+def deleted(result: Result[Any]) -> int:
+    """How many rows a DELETE removed."""
+    # Session.execute is typed as returning a plain Result; a DELETE's is a CursorResult, which has the count.
+    assert isinstance(result, CursorResult)
+    return result.rowcount or 0

@@ -1,5 +1,6 @@
 """Every query of the shop's data lives here; services never write SQL. Rows leave as domain objects."""
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, NamedTuple
 
@@ -12,7 +13,7 @@ from aftersales.domain.enums import TicketKind, TicketStatus
 from aftersales.domain.policy import holds_units
 from aftersales.domain.refunds import paid_minor
 from aftersales.domain.tickets import NewTicket, TimelineEntry
-from aftersales.storage.base import listed
+from aftersales.storage.base import listed, table_of
 from aftersales.storage.models import Ticket, TicketEvent, TicketSequence, open_ticket_condition
 
 
@@ -47,12 +48,14 @@ TIMELINE_SQL = (
 )
 
 
-def driver_rows(session: Session, sql: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+def driver_rows(session: Session, sql: str, params: tuple[Any, ...]) -> Sequence[Sequence[Any]]:
     """Run a read on the unit of work's own connection and transaction, through the driver's cursor."""
     connection = session.connection()
     marker = "?" if connection.dialect.paramstyle == "qmark" else "%s"
-    # A session's connection always has its driver connection checked out, so it is never None here.
-    cursor = connection.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+    driver = connection.connection.dbapi_connection
+    # Typed as optional because a pooled connection may be detached; a session's own is always checked out.
+    assert driver is not None
+    cursor = driver.cursor()
     try:
         cursor.execute(sql.format(p=marker), params)
         return cursor.fetchall()
@@ -77,7 +80,7 @@ class TicketRepository:
         if not rows:
             return None
         row = rows[0]
-        return TicketDetails(*row[:8], _moment(row[8]), _moment(row[9]), *row[10:])
+        return TicketDetails._make((*row[:8], _moment(row[8]), _moment(row[9]), *row[10:]))
 
     def timeline(self, ticket_id: str, limit: int) -> tuple[list[TimelineEntry], int]:
         """The newest `limit` events oldest first, and how many the timeline holds, in one query."""
@@ -96,7 +99,7 @@ class TicketRepository:
 
     def next_number(self, year: int) -> int:
         """Take the next ticket sequence number of `year`, atomically (an upsert holds the row until commit)."""
-        sequences = TicketSequence.__table__
+        sequences = table_of(TicketSequence)
         insert = postgresql_insert if self.session.get_bind().dialect.name == "postgresql" else sqlite_insert
         statement = (
             insert(sequences)

@@ -6,13 +6,14 @@ The figures come back as one row per tool, whatever the number of audit records 
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
-from sqlalchemy import BigInteger, ColumnElement, Select, and_, case, delete, func, insert, select
+from sqlalchemy import BigInteger, ColumnElement, Over, Select, and_, case, delete, func, insert, select
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.functions import FunctionElement
 
 from aftersales.domain.calls import FAILED, REPEAT_WINDOW, nearest_rank
+from aftersales.storage.base import table_of
 from aftersales.storage.models import ToolCall
 
 
@@ -57,7 +58,7 @@ class ToolCallRepository:
 
     def add_many(self, rows: list[dict[str, Any]]) -> None:
         """Insert rows (already fit for their columns) in one executemany; no ORM objects per record."""
-        self.session.execute(insert(ToolCall.__table__), rows)
+        self.session.execute(insert(table_of(ToolCall)), rows)
 
     def purge_before(self, cutoff: datetime) -> None:
         """Delete the records of calls made before `cutoff`."""
@@ -71,7 +72,11 @@ class ToolCallRepository:
 def figures_query(since: datetime) -> Select[Any]:
     """One row per tool: counts, repeats after a failure (LAG per caller and tool) and nearest-rank latencies."""
     at = EpochMicros(ToolCall.called_at)
-    same_caller = {"partition_by": (ToolCall.tool, ToolCall.caller), "order_by": (ToolCall.called_at, ToolCall.id)}
+
+    def per_caller(call: FunctionElement[Any]) -> Over[Any]:
+        """`call` over each caller's calls of each tool, in the order they were made."""
+        return call.over(partition_by=(ToolCall.tool, ToolCall.caller), order_by=(ToolCall.called_at, ToolCall.id))
+
     calls = (
         select(
             ToolCall.tool,
@@ -80,8 +85,8 @@ def figures_query(since: datetime) -> Select[Any]:
             ToolCall.input_round,
             ToolCall.replayed,
             ToolCall.latency_ms,
-            func.lag(ToolCall.outcome).over(**same_caller).label("previous_outcome"),
-            (at - func.lag(at).over(**same_caller)).label("micros_since_previous"),
+            per_caller(func.lag(ToolCall.outcome)).label("previous_outcome"),
+            (at - per_caller(func.lag(at))).label("micros_since_previous"),
             func.row_number().over(partition_by=ToolCall.tool, order_by=ToolCall.latency_ms).label("latency_rank"),
             func.count().over(partition_by=ToolCall.tool).label("tool_calls"),
         )
