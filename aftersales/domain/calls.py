@@ -39,6 +39,7 @@ def nearest_rank(count: Number, fraction: float) -> Number:
     parts = round(fraction * PRECISION)
     if not 0 < parts <= PRECISION:
         raise ValueError(f"a percentile fraction must be above 0 and at most 1, got {fraction}")
+    # The Protocol's operators return Any (an int's give an int, a column's a SQL expression): name the kind.
     return cast(Number, (count * parts + (PRECISION - 1)) // PRECISION)
 
 

@@ -13,6 +13,7 @@ def paid_minor(unit_price_minor: Number, quantity: Number, discount_minor: Numbe
 
     Storage passes column expressions to build the same sum in SQL.
     """
+    # The Protocol's operators return Any (an int's give an int, a column's a SQL expression): name the kind.
     return cast(Number, unit_price_minor * quantity - discount_minor)
 
 
