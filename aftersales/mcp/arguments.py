@@ -36,8 +36,7 @@ class ArgumentGate:
         name, arguments = params.get("name"), params.get("arguments")
         arguments = {} if arguments is None else arguments  # absent means none; [] or "" is not an object
         compiled = await self._load()
-        validator = compiled.get(name) if isinstance(name, str) else None
-        if validator is None:
+        if not isinstance(name, str) or (validator := compiled.get(name)) is None:
             known = ", ".join(sorted(compiled))
             raise MCPError(INVALID_PARAMS, f"Unknown tool: {name!r}. The tools of this server are: {known}.")
         fields = validator.schema.get("properties", {})

@@ -38,8 +38,8 @@ class CallRecorder:
         try:
             result = await call_next(ctx)
         except MCPError as error:
-            kind = "unknown_tool" if tool == UNKNOWN else f"jsonrpc_{error.error.code}"
-            self._observe(params, tool, started_at, started, "protocol_error", kind, replayed=False)
+            code = "unknown_tool" if tool == UNKNOWN else f"jsonrpc_{error.error.code}"
+            self._observe(params, tool, started_at, started, "protocol_error", code, replayed=False)
             raise
         except Exception:
             self._observe(params, tool, started_at, started, "protocol_error", "internal", replayed=False)
