@@ -6,6 +6,7 @@ aftersales seed load [--if-empty] | reset [--yes]    insert the baseline's missi
 aftersales seed generate [--out F | --baseline]      a deterministic world: into the database, a file, or seed/
 aftersales token issue --caller C [--scopes] [--ttl] print a signed caller token
 aftersales stats [--since 1h] [--json]               per-tool health from the audit
+aftersales demo [--host H] [--port P]                the elicitation demo page, on throwaway data of its own
 """
 
 import argparse

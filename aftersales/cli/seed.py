@@ -6,6 +6,7 @@ import time
 from pathlib import Path
 
 from aftersales.bootstrap import baseline_path, is_empty, read_baseline
+from aftersales.cli import Commands
 from aftersales.cli.console import shown_url
 from aftersales.cli.db import database
 from aftersales.clock import now
@@ -14,7 +15,7 @@ from aftersales.settings import Settings
 from aftersales.storage import migrate
 
 
-def add(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add(commands: Commands) -> None:
     """Register the seed commands."""
     seed = commands.add_parser("seed", help="Seed data: load, reset, generate.")
     actions = seed.add_subparsers(dest="action", required=True, metavar="ACTION")
