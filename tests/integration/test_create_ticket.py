@@ -16,7 +16,8 @@ from aftersales.domain.errors import HandleExpired, NotFound, RuleViolation
 from aftersales.services.creation import Decisions, preflight
 from aftersales.services.quotes import estimate_refund
 from aftersales.storage.models import Ticket
-from tests.support.creation import ALICE, BOB, POLICY, create, ticket_request
+from tests.support.clients import ALICE, BOB
+from tests.support.creation import POLICY, create, ticket_request
 from tests.support.database import count_rows
 
 

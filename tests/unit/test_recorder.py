@@ -16,7 +16,6 @@ from mcp_types import (
     TextContent,
 )
 
-from aftersales.domain.callers import ALL_SCOPES, Caller
 from aftersales.domain.calls import QUERY_TICKET
 from aftersales.domain.errors import RuleViolation
 from aftersales.mcp.caller import acting_as
@@ -24,10 +23,10 @@ from aftersales.mcp.errors import error_result
 from aftersales.mcp.metrics import Metrics
 from aftersales.mcp.recorder import CallRecorder, classify
 from aftersales.storage.audit import CallRecord
+from tests.support.clients import ALICE
 from tests.support.metrics import samples
 
 pytestmark = pytest.mark.anyio
-ALICE = Caller("alice-bot", frozenset(ALL_SCOPES))
 LOOK = QUERY_TICKET  # the recorder keeps names only of tools the server has
 RULE = RuleViolation("Quantity 4 is more than the 3 units bought.", "The rule.", "What to do.")
 

@@ -15,7 +15,9 @@ from aftersales.domain.errors import HandleExpired, NotFound, Retryable, RuleVio
 from aftersales.services.creation import Decisions, create_ticket, preflight
 from aftersales.services.quotes import estimate_refund, quote_for_use
 from aftersales.services.tickets import query_ticket
-from tests.support.creation import ALICE, BOB, CONFIRMED, POLICY, ticket_request
+from tests.support.clients import ALICE, BOB
+from tests.support.creation import CONFIRMED, POLICY, ticket_request
+from tests.support.estimates import ESTIMATES, FIELDS
 from tests.support.fakes import FakeDatabase, FakeUnitOfWork
 
 
@@ -207,23 +209,13 @@ def test_a_large_refund_needs_confirmation_and_a_gift_card_order_needs_no_method
     assert checked.method is RefundMethod.STORE_CREDIT and not checked.needs_method
 
 
-@pytest.mark.parametrize(
-    ("story", "quantity", "reason", "item", "fee", "shipping", "total"),
-    [
-        ("vip_laptop_recent", 1, ReasonCode.DEFECTIVE, 1299900, 0, 0, 1299900),
-        ("vip_laptop_recent", 1, ReasonCode.NO_LONGER_NEEDED, 1299900, 129990, 0, 1169910),
-        ("headphones_in_window_qty3", 1, ReasonCode.DAMAGED, 113905, 0, 0, 113905),
-        ("headphones_in_window_qty3", 2, ReasonCode.OTHER, 227810, 11390, 0, 216420),
-        ("headphones_in_window_qty3", 3, ReasonCode.NO_LONGER_NEEDED, 341715, 17085, 0, 324630),
-        ("cheap_tshirts_in_window", 1, ReasonCode.WRONG_ITEM, 9900, 0, 1000, 10900),
-        ("cheap_tshirts_in_window", 1, ReasonCode.NO_LONGER_NEEDED, 9900, 0, 0, 9900),
-    ],
-)
+@pytest.mark.parametrize(FIELDS, ESTIMATES)
 def test_the_estimate_follows_the_policy_for_each_category_and_reason(
     database, stories, story, quantity, reason, item, fee, shipping, total
 ):
     quote = estimate(database, stories[story]["order_id"], reason, quantity)
     assert (quote.item_amount, quote.restocking_fee, quote.shipping_refund, quote.total) == (item, fee, shipping, total)
+    assert quote.item_amount - quote.restocking_fee + quote.shipping_refund == quote.total
     assert quote.currency == "CNY" and quote.policy_notes
 
 
