@@ -33,8 +33,9 @@ from aftersales.demo.stage import Answer, Run
 from aftersales.demo.telling import for_person
 from aftersales.demo.wire import Tap
 from aftersales.demo.worlds import Endpoint
+from aftersales.domain.calls import CREATE_TICKET
 
-TOOL = "after_sales_create_ticket"
+TOOL = CREATE_TICKET
 MODERN, LEGACY = "2026-07-28", "2025-11-25"
 MODES = {MODERN: "auto", LEGACY: "legacy"}
 MAX_ROUNDS = 10
