@@ -24,8 +24,10 @@ $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 serve: $(VENV)/.installed
 	AFTERSALES_DATA_DIR=$(AFTERSALES_DATA_DIR) $(BIN)/aftersales serve
 
+# mypy checks aftersales/ strictly (pyproject.toml, [tool.mypy]); its cache makes a re-run take a second or two.
 test: $(VENV)/.installed-dev
 	$(BIN)/ruff check aftersales tests migrations seed bench
+	$(BIN)/mypy
 	$(BIN)/python -m pytest
 
 $(VENV)/.installed-bench: pyproject.toml | $(BIN)/python
@@ -39,6 +41,7 @@ bench: $(VENV)/.installed-bench
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check aftersales tests migrations seed bench
 	$(BIN)/ruff format --check aftersales tests migrations seed
+	$(BIN)/mypy
 
 clean:
-	rm -rf $(VENV) var .pytest_cache .ruff_cache
+	rm -rf $(VENV) var .pytest_cache .ruff_cache .mypy_cache

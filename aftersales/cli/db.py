@@ -6,13 +6,14 @@ from contextlib import contextmanager
 
 from sqlalchemy import Engine
 
+from aftersales.cli import Commands
 from aftersales.cli.console import shown_url
 from aftersales.settings import Settings
 from aftersales.storage import migrate
 from aftersales.storage.database import make_engine
 
 
-def add(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add(commands: Commands) -> None:
     """Register the db commands."""
     db = commands.add_parser("db", help="Database schema: upgrade, current.")
     actions = db.add_subparsers(dest="action", required=True, metavar="ACTION")

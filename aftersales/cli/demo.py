@@ -9,6 +9,7 @@ from pathlib import Path
 
 import uvicorn
 
+from aftersales.cli import Commands
 from aftersales.cli.console import say
 from aftersales.cli.serve import _sigterm_exits, listen
 from aftersales.demo.web import create_demo_app
@@ -18,7 +19,7 @@ from aftersales.web import serving
 DEFAULT_PORT = 8765  # not serve's 8000, so the demo can run beside a server
 
 
-def add(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add(commands: Commands) -> None:
     """Register the demo command."""
     demo = commands.add_parser("demo", help="Serve the elicitation demo page (both protocol revisions side by side).")
     demo.add_argument("--host", default="127.0.0.1", help="Interface to bind (default 127.0.0.1).")

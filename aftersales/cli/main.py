@@ -1,4 +1,13 @@
-"""Entry point of the `aftersales` command."""
+"""Entry point of the `aftersales` command.
+
+aftersales serve [--host H] [--port P] [--stdio]    serve the MCP endpoint (migrating and seeding when empty)
+aftersales db upgrade | current                      migrate to head; print the database's revision
+aftersales seed load [--if-empty] | reset [--yes]    insert the baseline's missing rows; reload it from scratch
+aftersales seed generate [--out F | --baseline]      a deterministic world: into the database, a file, or seed/
+aftersales token issue --caller C [--scopes] [--ttl] print a signed caller token
+aftersales stats [--since 1h] [--json]               per-tool health from the audit
+aftersales demo [--host H] [--port P]                the elicitation demo page, on throwaway data of its own
+"""
 
 import argparse
 import sys

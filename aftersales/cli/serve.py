@@ -16,6 +16,7 @@ import uvicorn
 
 from aftersales.app import App
 from aftersales.bootstrap import prepare
+from aftersales.cli import Commands
 from aftersales.cli.banner import CLIENT_SNIPPET, announcement, mcp_url
 from aftersales.cli.console import location, say
 from aftersales.cli.failures import StartupError, bind_problem
@@ -31,7 +32,7 @@ from aftersales.web.app import create_web_app
 BACKLOG = 2048  # uvicorn's default
 
 
-def add(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add(commands: Commands) -> None:
     """Register the serve command."""
     serve = commands.add_parser("serve", help="Migrate, seed when empty, and serve the MCP endpoint.")
     serve.add_argument("--host", help="Interface to bind (default 127.0.0.1, or AFTERSALES_HOST).")

@@ -5,6 +5,7 @@ import re
 from datetime import timedelta
 
 from aftersales.app import App
+from aftersales.cli import Commands
 from aftersales.cli.console import location, say
 from aftersales.clock import now
 from aftersales.domain.callers import ALL_SCOPES
@@ -15,7 +16,7 @@ from aftersales.settings import Settings
 CALLER_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,63}$")
 
 
-def add(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add(commands: Commands) -> None:
     """Register the token commands."""
     token = commands.add_parser("token", help="Caller tokens.")
     actions = token.add_subparsers(dest="action", required=True, metavar="ACTION")

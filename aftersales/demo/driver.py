@@ -14,7 +14,17 @@ from mcp import Client
 from mcp.client.session import ClientRequestContext
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
-from mcp_types import CallToolResult, ElicitRequestFormParams, ElicitResult, Implementation, InputRequiredResult
+from mcp_types import (
+    INVALID_PARAMS,
+    CallToolResult,
+    ElicitRequestFormParams,
+    ElicitRequestParams,
+    ElicitResult,
+    ErrorData,
+    Implementation,
+    InputRequiredResult,
+    InputResponses,
+)
 
 from aftersales import __version__
 from aftersales.demo import sealed
@@ -23,8 +33,9 @@ from aftersales.demo.stage import Answer, Run
 from aftersales.demo.telling import for_person
 from aftersales.demo.wire import Tap
 from aftersales.demo.worlds import Endpoint
+from aftersales.domain.calls import CREATE_TICKET
 
-TOOL = "after_sales_create_ticket"
+TOOL = CREATE_TICKET
 MODERN, LEGACY = "2026-07-28", "2025-11-25"
 MODES = {MODERN: "auto", LEGACY: "legacy"}
 MAX_ROUNDS = 10
@@ -96,18 +107,18 @@ class Column:
         for _ in range(MAX_ROUNDS):
             if not isinstance(result, InputRequiredResult):
                 return result
-            state = result.request_state
+            state, asked = result.request_state, result.input_requests or {}
             facts = self.describe(state) if state else {}
             questions = [
                 {"key": key, "message": request.params.message, "schema": request.params.requested_schema}
-                for key, request in result.input_requests.items()
+                for key, request in asked.items()
                 if isinstance(request.params, ElicitRequestFormParams)
             ]
             answer = await self.ask(questions, expires_at=facts.get("expires_at"), ttl_seconds=facts.get("ttl_seconds"))
             accepted = answer.action == "accept"
-            responses = {
+            responses: InputResponses = {
                 key: ElicitResult(action=answer.action, content=answer.contents.get(key) if accepted else None)
-                for key in result.input_requests
+                for key in asked
             }
             if self.hold and facts.get("expires_unix"):
                 await self.wait(float(facts["expires_unix"]) - time.time() + 1)
@@ -121,8 +132,10 @@ class Column:
             )
         raise RuntimeError(f"the server asked more than {MAX_ROUNDS} rounds")
 
-    async def person(self, context: ClientRequestContext, params: ElicitRequestFormParams) -> ElicitResult:
+    async def person(self, context: ClientRequestContext, params: ElicitRequestParams) -> ElicitResult | ErrorData:
         """2025-11-25: the server's elicitation/create, shown to the person while the call waits."""
+        if not isinstance(params, ElicitRequestFormParams):  # aftersales asks with forms only, never a URL
+            return ErrorData(code=INVALID_PARAMS, message="This demo answers form elicitations only.")
         key = f"elicitation/create id {context.request_id}"
         answer = await self.ask([{"key": key, "message": params.message, "schema": params.requested_schema}])
         if self.hold:

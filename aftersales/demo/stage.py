@@ -4,19 +4,20 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import anyio
 import anyio.abc
 
 WAIT_SECONDS = 15.0  # how long a poll for new events is held open
+Action = Literal["accept", "decline", "cancel"]  # what a person can do with a form
 
 
 @dataclass(frozen=True)
 class Answer:
     """The person's answer to one round: accept (with the fields of each question), decline or cancel."""
 
-    action: str
+    action: Action
     contents: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 

@@ -57,9 +57,8 @@ class Tap(httpx2.AsyncBaseTransport):
         else:  # the client's answer to a server request: it belongs to the call that request came with
             entry["call"] = self.server_requests.get(message.get("id"))
             entry["nested"] = entry["call"] is not None
-        params = message.get("params") if isinstance(message.get("params"), dict) else None
-        state = params.get("requestState") if params else None
-        if isinstance(state, str):
+        params = message.get("params")
+        if isinstance(params, dict) and isinstance(state := params.get("requestState"), str):
             echo = "unchanged" if state == self.last_state else "changed"
             entry["sealed"] = {"bytes": len(state.encode()), "echo": echo}
             message = message | {"params": params | {"requestState": _placeholder(state)}}
@@ -74,8 +73,7 @@ class Tap(httpx2.AsyncBaseTransport):
             self.server_requests[message["id"]] = call
             entry["nested"] = True
         result = message.get("result")
-        state = result.get("requestState") if isinstance(result, dict) else None
-        if isinstance(state, str):
+        if isinstance(result, dict) and isinstance(state := result.get("requestState"), str):
             self.last_state = state
             entry["sealed"] = self.describe_state(state)
             message = message | {"result": result | {"requestState": _placeholder(state)}}

@@ -88,9 +88,14 @@ def _field(error: ValidationError) -> str:
     return path or "arguments"
 
 
+def _keywords(error: ValidationError) -> Mapping[str, Any]:
+    """The schema object whose keyword an error broke (a boolean schema has no keywords)."""
+    return error.schema if isinstance(error.schema, Mapping) else {}
+
+
 def _extras(error: ValidationError) -> list[str]:
     """Field names an additionalProperties error is about."""
-    allowed = set(error.schema.get("properties", {}))
+    allowed = set(_keywords(error).get("properties", {}))
     return sorted(set(error.instance) - allowed) or ["arguments"]
 
 
@@ -102,7 +107,9 @@ def _sentence(error: ValidationError, root: Mapping[str, Any]) -> str:
         return f"{name}: missing; it is required{example}."
     if error.validator == "additionalProperties":
         names = ", ".join(visible(extra) for extra in _extras(error))
-        return f"{names}: not an input of this tool; the accepted fields are {', '.join(error.schema['properties'])}."
+        return (
+            f"{names}: not an input of this tool; the accepted fields are {', '.join(_keywords(error)['properties'])}."
+        )
     if error.validator == "pattern":
         return f"{name}: received {show(value)}, which does not match the pattern {rule}{example}."
     if error.validator == "enum":
@@ -112,7 +119,7 @@ def _sentence(error: ValidationError, root: Mapping[str, Any]) -> str:
     if error.validator in _BOUNDS:
         return f"{name}: received {show(value)}; it must be {_BOUNDS[str(error.validator)]} {rule}{example}."
     if error.validator in ("minLength", "maxLength"):
-        low, high = error.schema.get("minLength", 0), error.schema.get("maxLength")
+        low, high = _keywords(error).get("minLength", 0), _keywords(error).get("maxLength")
         span = f"between {low} and {high}" if high is not None else f"at least {low}"
         return f"{name}: received a text of {len(value)} characters; it must be {span} characters long."
     if error.validator == "type":

@@ -19,7 +19,6 @@ class TokenClaims:
     """What a verified token says."""
 
     caller: Caller
-    issued_at: datetime
     expires_at: datetime
 
 
@@ -30,6 +29,7 @@ def _serializer(keys: list[str]) -> URLSafeSerializer:
 
 def issue(keys: list[str], caller_id: str, scopes: list[str], ttl: timedelta, now: datetime) -> str:
     """Sign a token for `caller_id` with `scopes`, valid from `now` for `ttl`."""
+    # "iat" is there for a person reading a token; verification needs only "exp".
     claims = {"sub": caller_id, "scp": sorted(scopes), "iat": int(now.timestamp()), "exp": int((now + ttl).timestamp())}
     return _serializer(keys).dumps(claims)
 
@@ -39,12 +39,9 @@ def verify(keys: list[str], token: str, now: datetime) -> TokenClaims:
     try:
         claims = _serializer(keys).loads(token)
         caller = Caller(id=str(claims["sub"]), scopes=frozenset(map(str, claims["scp"])))
-        issued, expires = (
-            datetime.fromtimestamp(claims["iat"], now.tzinfo),
-            datetime.fromtimestamp(claims["exp"], now.tzinfo),
-        )
+        expires = datetime.fromtimestamp(claims["exp"], now.tzinfo)
     except (BadData, KeyError, TypeError, ValueError):
         raise InvalidToken("the bearer token is malformed or not signed by this server") from None
     if now >= expires:
         raise InvalidToken(f"the bearer token expired at {expires:%Y-%m-%d %H:%M} UTC")
-    return TokenClaims(caller=caller, issued_at=issued, expires_at=expires)
+    return TokenClaims(caller=caller, expires_at=expires)

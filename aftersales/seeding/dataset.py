@@ -18,16 +18,25 @@ def _encode(value: Any) -> Any:
     raise TypeError(f"cannot encode {type(value).__name__}")
 
 
+def _dump(value: Any) -> str:
+    """One value as JSON, its keys sorted and its text unescaped, so the file reads and diffs well."""
+    return json.dumps(value, default=_encode, ensure_ascii=False, sort_keys=True)
+
+
 def write(world: World, path: Path) -> None:
     """Write a world to `path`, deterministically."""
-    dump = lambda value: json.dumps(value, default=_encode, ensure_ascii=False, sort_keys=True)  # noqa: E731
-    out = ["{", f'"format": {dump(FORMAT)},', f'"anchor": {dump(world.anchor)},', f'"stories": {dump(world.stories)},']
+    out = [
+        "{",
+        f'"format": {_dump(FORMAT)},',
+        f'"anchor": {_dump(world.anchor)},',
+        f'"stories": {_dump(world.stories)},',
+    ]
     out.append('"tables": {')
     names = list(world.tables)
     for index, name in enumerate(names):
         rows = world.tables[name]
-        out.append(f"{dump(name)}: [")
-        out.extend(dump(row) + ("," if i < len(rows) - 1 else "") for i, row in enumerate(rows))
+        out.append(f"{_dump(name)}: [")
+        out.extend(_dump(row) + ("," if i < len(rows) - 1 else "") for i, row in enumerate(rows))
         out.append("]" + ("," if index < len(names) - 1 else ""))
     out.append("}}")
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -8,7 +8,8 @@ class Occasionally:
     """Says yes at most once per `interval`, so a hot path pays for a purge only now and then."""
 
     def __init__(self, interval: timedelta = timedelta(minutes=1)) -> None:
-        self.interval, self._last, self._lock = interval, None, threading.Lock()
+        self.interval, self._lock = interval, threading.Lock()
+        self._last: datetime | None = None
 
     def due(self, now: datetime) -> bool:
         """Whether the interval has passed since the last yes (and claim this one)."""

@@ -1,8 +1,8 @@
 """What the tools return: pydantic models whose JSON Schema is each tool's outputSchema."""
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, WithJsonSchema
 
 from aftersales.domain.enums import ReasonCode, RefundMethod, Stage, TicketKind, TicketStatus
 
@@ -15,13 +15,20 @@ class ItemView(BaseModel):
     quantity: int = Field(ge=1, description="Units covered by the ticket.", examples=[1])
 
 
+# Published inline as the enum's values, titled like any plain field, as the output schema has always shown it
+# (an enum field would otherwise point to a $defs entry and lose its title).
+InlineRefundMethod = Annotated[
+    RefundMethod, WithJsonSchema({"enum": [m.value for m in RefundMethod], "type": "string"})
+]
+
+
 class RefundView(BaseModel):
     """Money paid back, in minor units plus a display string."""
 
     amount: int = Field(ge=0, description="Refund total in minor units (fen for CNY).", examples=[129900])
     currency: str = Field(description="ISO 4217 currency code.", examples=["CNY"])
-    method: Literal["original_payment", "store_credit"] | None = Field(
-        description="Where the money goes; null when not chosen yet.", examples=["original_payment"]
+    method: InlineRefundMethod | None = Field(
+        title="Method", description="Where the money goes; null when not chosen yet.", examples=["original_payment"]
     )
     display: str = Field(description="The amount formatted for people.", examples=["¥1,299.00"])
 

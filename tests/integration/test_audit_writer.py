@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 from freezegun import freeze_time
 from sqlalchemy import Row, select, text
 
-from aftersales.services.audit import ARGUMENTS_LIMIT, AuditLog, CallRecord
+from aftersales.storage.audit import ARGUMENTS_LIMIT, AuditLog, CallRecord
 from aftersales.storage.models import ToolCall
 from tests.support.audit import AT, call_record
 from tests.support.database import count_rows
@@ -56,7 +56,7 @@ def test_nul_and_lone_surrogates_are_stored_on_both_databases(app):
 
 
 def test_a_row_the_database_refuses_is_dropped_alone_and_counted(app, caplog):
-    caplog.set_level(logging.ERROR, logger="aftersales.services.audit")
+    caplog.set_level(logging.ERROR, logger="aftersales.storage.audit")
     refused = call(2, outcome="exploded")  # the outcome CHECK constraint refuses it on both databases
     audit, rows = written(app, call(1), refused, call(3), call(4, latency_ms=-1.0), call(5))
     assert ticket_ids(rows) == ["T-2026-0001", "T-2026-0003", "T-2026-0005"]

@@ -11,7 +11,8 @@ from aftersales.domain.enums import ReasonCode, RefundMethod, TicketKind
 from aftersales.domain.errors import AfterSalesError, RuleViolation
 from aftersales.services.quotes import estimate_refund
 from aftersales.storage.models import Order, Ticket
-from tests.support.creation import ALICE, POLICY, create, ticket_request
+from tests.support.clients import ALICE
+from tests.support.creation import POLICY, create, ticket_request
 from tests.support.database import count_rows
 from tests.support.threads import run_concurrently
 

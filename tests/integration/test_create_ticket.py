@@ -16,7 +16,8 @@ from aftersales.domain.errors import HandleExpired, NotFound, RuleViolation
 from aftersales.services.creation import Decisions, preflight
 from aftersales.services.quotes import estimate_refund
 from aftersales.storage.models import Ticket
-from tests.support.creation import ALICE, BOB, POLICY, create, ticket_request
+from tests.support.clients import ALICE, BOB
+from tests.support.creation import POLICY, create, ticket_request
 from tests.support.database import count_rows
 
 
@@ -149,7 +150,7 @@ def test_a_completed_repair_does_not_use_up_the_units_for_a_second_repair(app, s
     order_id = stories["laptop_past_window_in_warranty"]["order_id"]
     first = create(app, ticket_request(order_id, kind=TicketKind.REPAIR, refund_method=None), decisions=Decisions())
     with app.uow() as uow:
-        uow.tickets.get(first.ticket.ticket_id).status = "completed"
+        uow.session.get(Ticket, first.ticket.ticket_id).status = "completed"
         uow.commit()
     again = create(app, ticket_request(order_id, kind=TicketKind.REPAIR, refund_method=None), decisions=Decisions())
     assert again.outcome == "created"

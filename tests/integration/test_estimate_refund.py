@@ -8,35 +8,21 @@ import pytest
 from freezegun import freeze_time
 
 from aftersales.clock import now
-from aftersales.domain.callers import ALL_SCOPES, Caller
 from aftersales.domain.enums import ReasonCode
 from aftersales.domain.errors import HandleExpired, NotFound, RuleViolation
 from aftersales.services.quotes import estimate_refund, quote_for_use
+from tests.support.clients import ALICE, BOB
+from tests.support.creation import POLICY
+from tests.support.estimates import ESTIMATES, FIELDS
 
-TTL = timedelta(minutes=30)
-ALICE = Caller("alice-bot", frozenset(ALL_SCOPES))
-BOB = Caller("bob-bot", frozenset(ALL_SCOPES))
+TTL = POLICY.quote_ttl
 
 
 def estimate(app, order_id, reason=ReasonCode.DEFECTIVE, quantity=1, line_no=1, caller=ALICE, at=None):
     return estimate_refund(app.uow(), caller, order_id, line_no, quantity, reason, at or now(), TTL)
 
 
-@pytest.mark.parametrize(
-    ("story", "quantity", "reason", "item", "fee", "shipping", "total"),
-    [
-        # ThinkPad ¥12,999.00, laptops: 10% restocking fee when not the shop's fault.
-        ("vip_laptop_recent", 1, ReasonCode.DEFECTIVE, 1299900, 0, 0, 1299900),
-        ("vip_laptop_recent", 1, ReasonCode.NO_LONGER_NEEDED, 1299900, 129990, 0, 1169910),
-        # FreeBuds x3 at ¥1,199.00 with ¥179.85 discount on the line (¥59.95 a unit, rounded up); audio 5% fee.
-        ("headphones_in_window_qty3", 1, ReasonCode.DAMAGED, 113905, 0, 0, 113905),
-        ("headphones_in_window_qty3", 2, ReasonCode.OTHER, 227810, 11390, 0, 216420),
-        ("headphones_in_window_qty3", 3, ReasonCode.NO_LONGER_NEEDED, 341715, 17085, 0, 324630),
-        # T-shirt pack ¥99.00 with ¥10.00 shipping; apparel has no restocking fee.
-        ("cheap_tshirts_in_window", 1, ReasonCode.WRONG_ITEM, 9900, 0, 1000, 10900),
-        ("cheap_tshirts_in_window", 1, ReasonCode.NO_LONGER_NEEDED, 9900, 0, 0, 9900),
-    ],
-)
+@pytest.mark.parametrize(FIELDS, ESTIMATES)
 def test_the_estimate_follows_the_policy_for_each_category_and_reason(
     app, stories, story, quantity, reason, item, fee, shipping, total
 ):

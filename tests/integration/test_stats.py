@@ -9,8 +9,9 @@ from freezegun import freeze_time
 from sqlalchemy import event, insert
 
 from aftersales.cli.main import main
-from aftersales.services.audit import CallRecord, row_of
-from aftersales.services.stats import FAILED, REPEAT_WINDOW, ToolStats, percentile, tool_stats
+from aftersales.domain.calls import FAILED, REPEAT_WINDOW, percentile
+from aftersales.services.stats import ToolStats, tool_stats
+from aftersales.storage.audit import CallRecord, row_of
 from aftersales.storage.models import ToolCall
 from tests.support.audit import call_record
 

@@ -4,7 +4,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
-from aftersales.services.audit import CallRecord
+from aftersales.storage.audit import CallRecord
 
 AT = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 

@@ -15,6 +15,9 @@ from aftersales.mcp.caller import acting_as
 from aftersales.security import tokens
 
 SUPPORT_BOT = Caller("support-bot", frozenset(ALL_SCOPES))
+# Two callers with every scope, for what one may not see or reuse of the other's.
+ALICE = Caller("alice-bot", frozenset(ALL_SCOPES))
+BOB = Caller("bob-bot", frozenset(ALL_SCOPES))
 # Words that would show a client the server's insides: a validation library, a stack trace, a link to a library's docs.
 LEAKS = ("pydantic", "validation error", "traceback", "http://", "https://")
 

@@ -1,4 +1,4 @@
-"""Opening tickets in tests: the default policy, two callers, requests for the service and arguments for the tool."""
+"""Opening tickets in tests: the default policy, requests for the service and arguments for the tool."""
 
 import itertools
 import uuid
@@ -7,10 +7,11 @@ from typing import Any
 
 from aftersales.app import App
 from aftersales.clock import now
-from aftersales.domain.callers import ALL_SCOPES, Caller
+from aftersales.domain.callers import Caller
 from aftersales.domain.creation import TicketRequest
 from aftersales.domain.enums import ReasonCode, RefundMethod, TicketKind
 from aftersales.services.creation import CreateResult, CreationPolicy, Decisions, create_ticket
+from tests.support.clients import ALICE
 
 # The policy the default settings give the tool.
 POLICY = CreationPolicy(
@@ -21,8 +22,6 @@ POLICY = CreationPolicy(
     review_recent_tickets=3,
     review_window=timedelta(days=30),
 )
-ALICE = Caller("alice-bot", frozenset(ALL_SCOPES))
-BOB = Caller("bob-bot", frozenset(ALL_SCOPES))
 CONFIRMED = Decisions(confirmation="person")
 _keys = itertools.count()
 

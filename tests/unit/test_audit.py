@@ -3,7 +3,7 @@
 import json
 from datetime import UTC, datetime
 
-from aftersales.services.audit import ARGUMENTS_LIMIT, arguments_json, redact, row_of
+from aftersales.storage.audit import ARGUMENTS_LIMIT, arguments_json, redact, row_of
 from aftersales.storage.models import ToolCall
 from tests.support.audit import call_record
 

@@ -17,9 +17,9 @@ from tests.support.creation import ticket_request
 BOTH = [RefundMethod.ORIGINAL_PAYMENT, RefundMethod.STORE_CREDIT]
 
 
-def test_the_fingerprint_covers_every_argument_but_the_key():
-    assert ticket_request().fingerprint() == ticket_request(idempotency_key="another-key-1").fingerprint()
-    assert ticket_request().fingerprint() != ticket_request(quantity=2).fingerprint()
+def test_the_remembered_arguments_cover_every_argument_but_the_key():
+    assert ticket_request().arguments() == ticket_request(idempotency_key="another-key-1").arguments()
+    assert ticket_request().arguments() != ticket_request(quantity=2).arguments()
     assert ticket_request().arguments()["reason_code"] == "defective"
 
 

@@ -7,12 +7,13 @@ import pytest
 
 from aftersales.domain.eligibility import (
     LineContext,
-    add_months,
     allowed_refund_methods,
     check_delivered,
     check_quantity,
+    check_ticket,
     check_window,
     policy_notes,
+    ticket_options,
 )
 from aftersales.domain.enums import OrderStatus, PaymentMethod, ReasonCode, RefundMethod, TicketKind
 from aftersales.domain.errors import RuleViolation
@@ -47,6 +48,7 @@ LINE = LineContext(
         restocking_fee_bps=1000,
     ),
     committed_quantity=0,
+    open_ticket_id=None,
 )
 
 
@@ -55,20 +57,6 @@ def refused(check, *args) -> str:
     with pytest.raises(RuleViolation) as violation:
         check(*args)
     return str(violation.value)
-
-
-@pytest.mark.parametrize(
-    ("start", "months", "same_day_later"),
-    [
-        (datetime(2026, 3, 15, 10, 30, tzinfo=UTC), 12, datetime(2027, 3, 15, 10, 30, tzinfo=UTC)),
-        (datetime(2026, 1, 31, tzinfo=UTC), 1, datetime(2026, 2, 28, tzinfo=UTC)),
-        (datetime(2028, 1, 31, tzinfo=UTC), 1, datetime(2028, 2, 29, tzinfo=UTC)),
-        (datetime(2026, 11, 30, tzinfo=UTC), 3, datetime(2027, 2, 28, tzinfo=UTC)),
-        (datetime(2026, 5, 31, tzinfo=UTC), 24, datetime(2028, 5, 31, tzinfo=UTC)),
-    ],
-)
-def test_a_warranty_of_n_months_ends_on_the_same_day_or_the_last_day_of_a_shorter_month(start, months, same_day_later):
-    assert add_months(start, months) == same_day_later
 
 
 def test_the_return_window_and_the_warranty_run_from_delivery_even_for_a_time_stored_without_a_zone():
@@ -163,3 +151,44 @@ def test_the_notes_of_a_shop_fault_refund_shipping_charge_no_fee_and_say_where_a
         "The order was paid by gift card, so the refund goes to store credit.",
     ]
     assert not any("restocking fee" in note for note in notes)
+
+
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+
+
+def laptop(delivered_ago: timedelta, open_ticket_id: str | None = None, committed: int = 0) -> LineContext:
+    """LINE delivered `delivered_ago` before NOW, with a 24-month warranty."""
+    return replace(
+        LINE,
+        delivered_at=NOW - delivered_ago,
+        warranty_months=24,
+        committed_quantity=committed,
+        open_ticket_id=open_ticket_id,
+    )
+
+
+def test_inside_the_window_every_kind_is_possible():
+    assert ticket_options(laptop(timedelta(days=3)), NOW) == dict.fromkeys(TicketKind)
+
+
+def test_past_the_window_only_a_warranty_repair_is_possible_and_the_others_say_why():
+    options = ticket_options(laptop(timedelta(days=60)), NOW)
+    assert options[TicketKind.REPAIR] is None
+    for kind in RETURNS:
+        assert "warranty repair is still possible" in str(options[kind])
+
+
+def test_an_open_ticket_or_no_units_left_refuse_every_kind_as_creation_would():
+    for line, words in (
+        (laptop(timedelta(days=3), "T-2026-0042"), "T-2026-0042"),
+        (laptop(timedelta(days=3), committed=LINE.facts.quantity), "0 unit"),
+    ):
+        options = ticket_options(line, NOW)
+        for kind in TicketKind:
+            assert words in str(options[kind])
+            assert str(options[kind]) == refused(check_ticket, line, kind, 1, NOW)
+
+
+def test_an_undelivered_order_allows_nothing():
+    pending = replace(laptop(timedelta(days=3)), order_status=OrderStatus.SHIPPED, delivered_at=None)
+    assert all("not been delivered" in str(refusal) for refusal in ticket_options(pending, NOW).values())

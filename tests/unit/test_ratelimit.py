@@ -10,12 +10,12 @@ import pytest
 from mcp.server.mcpserver import MCPServer
 from mcp_types import ToolAnnotations
 
-from aftersales.domain.callers import ALL_SCOPES, Caller
+from aftersales.domain.callers import Caller
 from aftersales.mcp.caller import acting_as
 from aftersales.mcp.ratelimit import Bucket, Limit, RateLimiter
+from tests.support.clients import ALICE, BOB
 
 pytestmark = pytest.mark.anyio
-ALICE, BOB = Caller("alice-bot", frozenset(ALL_SCOPES)), Caller("bob-bot", frozenset(ALL_SCOPES))
 READS = Limit(per_minute=6, burst=3)  # a token every 10 seconds
 WRITES = Limit(per_minute=60, burst=1)  # a token every second
 SERVED = {"served": True}

@@ -6,7 +6,6 @@ from typing import Any
 
 import pytest
 from freezegun import freeze_time
-from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPError
 from mcp_types import (
     INVALID_PARAMS,
@@ -17,17 +16,18 @@ from mcp_types import (
     TextContent,
 )
 
-from aftersales.domain.callers import ALL_SCOPES, Caller
+from aftersales.domain.calls import QUERY_TICKET
 from aftersales.domain.errors import RuleViolation
 from aftersales.mcp.caller import acting_as
 from aftersales.mcp.errors import error_result
 from aftersales.mcp.metrics import Metrics
 from aftersales.mcp.recorder import CallRecorder, classify
-from aftersales.services.audit import CallRecord
+from aftersales.storage.audit import CallRecord
+from tests.support.clients import ALICE
 from tests.support.metrics import samples
 
 pytestmark = pytest.mark.anyio
-ALICE = Caller("alice-bot", frozenset(ALL_SCOPES))
+LOOK = QUERY_TICKET  # the recorder keeps names only of tools the server has
 RULE = RuleViolation("Quantity 4 is more than the 3 units bought.", "The rule.", "What to do.")
 
 
@@ -75,18 +75,12 @@ class Kept:
 
 
 class Recorded:
-    """A CallRecorder in front of a server with one tool, `look`; what it kept and what it counted."""
+    """A CallRecorder over one of the server's tools, after_sales_query_ticket; what it kept and what it counted."""
 
     def __init__(self, audit_fails: bool = False) -> None:
-        server = MCPServer("recorded")
-
-        @server.tool()
-        def look() -> str:
-            return "seen"
-
         self.audit, self.metrics = Kept(audit_fails), Metrics()
-        self.metrics.bind(["look"], audit_dropped=lambda: 0)
-        self.recorder = CallRecorder(self.audit, self.metrics, server)  # Kept takes records as the AuditLog does
+        self.metrics.bind([LOOK], audit_dropped=lambda: 0)
+        self.recorder = CallRecorder(self.audit, self.metrics)  # Kept takes records as the AuditLog does
 
     async def send(self, tool: str, outcome: Any, method: str = "tools/call", **params: Any) -> Any:
         """Send one request as alice; the next step returns `outcome`, or raises it."""
@@ -114,31 +108,31 @@ class Recorded:
         )
 
     def repeats(self) -> float:
-        """Calls of `look` counted as repeats after a failure."""
+        """Calls of LOOK counted as repeats after a failure."""
         retries = samples(self.metrics, "aftersales_tool_retries_total")
-        return retries[(("kind", "repeat_after_failure"), ("tool", "look"))]
+        return retries[(("kind", "repeat_after_failure"), ("tool", LOOK))]
 
 
 async def test_each_call_is_recorded_with_its_outcome_round_and_replay():
     recorded = Recorded()
-    await recorded.send("look", answer("replayed"), inputResponses={"method": {}})
-    assert recorded.kept() == ("alice-bot", "look", "ok", None, True, 2, True)
+    await recorded.send(LOOK, answer("replayed"), inputResponses={"method": {}})
+    assert recorded.kept() == ("alice-bot", LOOK, "ok", None, True, 2, True)
     assert recorded.audit.records[0].arguments == {"n": 1} and recorded.audit.records[0].latency_ms >= 0
 
 
 async def test_a_call_refused_for_its_arguments_is_recorded_as_invalid():
     recorded = Recorded()
     await recorded.send(
-        "look", CallToolResult(content=[], is_error=True, _meta={"aftersales/error": "invalid_arguments"})
+        LOOK, CallToolResult(content=[], is_error=True, _meta={"aftersales/error": "invalid_arguments"})
     )
-    assert recorded.kept() == ("alice-bot", "look", "tool_error", "invalid_arguments", False, 1, False)
+    assert recorded.kept() == ("alice-bot", LOOK, "tool_error", "invalid_arguments", False, 1, False)
 
 
 async def test_a_protocol_error_is_recorded_by_its_code_and_still_reaches_the_client():
     recorded = Recorded()
     with pytest.raises(MCPError):
-        await recorded.send("look", MCPError(INVALID_PARAMS, "Invalid or expired requestState"))
-    assert recorded.kept() == ("alice-bot", "look", "protocol_error", "jsonrpc_-32602", True, 1, False)
+        await recorded.send(LOOK, MCPError(INVALID_PARAMS, "Invalid or expired requestState"))
+    assert recorded.kept() == ("alice-bot", LOOK, "protocol_error", "jsonrpc_-32602", True, 1, False)
 
 
 async def test_a_tool_this_server_does_not_have_is_recorded_as_unknown_whatever_its_name():
@@ -151,30 +145,30 @@ async def test_a_tool_this_server_does_not_have_is_recorded_as_unknown_whatever_
 async def test_a_crash_is_recorded_as_an_internal_protocol_error_and_still_raised():
     recorded = Recorded()
     with pytest.raises(RuntimeError, match="disk on fire"):
-        await recorded.send("look", RuntimeError("disk on fire"))
-    assert recorded.kept() == ("alice-bot", "look", "protocol_error", "internal", True, 1, False)
+        await recorded.send(LOOK, RuntimeError("disk on fire"))
+    assert recorded.kept() == ("alice-bot", LOOK, "protocol_error", "internal", True, 1, False)
 
 
 async def test_a_failing_audit_never_changes_what_the_client_gets(caplog):
     result = answer("created")
-    assert await Recorded(audit_fails=True).send("look", result) is result
-    assert "could not record a call of look" in caplog.text
+    assert await Recorded(audit_fails=True).send(LOOK, result) is result
+    assert f"could not record a call of {LOOK}" in caplog.text
 
 
 async def test_requests_other_than_tool_calls_pass_unrecorded():
     recorded, listed = Recorded(), {"tools": []}
-    assert await recorded.send("look", listed, method="tools/list") is listed
+    assert await recorded.send(LOOK, listed, method="tools/list") is listed
     assert recorded.audit.records == []
 
 
 async def test_a_call_after_a_failure_of_the_same_tool_within_five_minutes_counts_as_a_repeat():
     recorded, failed = Recorded(), error_result(RULE)
     with freeze_time("2026-11-30 09:00:00", real_asyncio=True) as clock:
-        await recorded.send("look", failed)
+        await recorded.send(LOOK, failed)
         clock.tick(timedelta(minutes=5))
-        await recorded.send("look", answer("created"))  # a repeat: exactly five minutes on
-        await recorded.send("look", answer("created"))  # not one: the call before it did not fail
-        await recorded.send("look", failed)
+        await recorded.send(LOOK, answer("created"))  # a repeat: exactly five minutes on
+        await recorded.send(LOOK, answer("created"))  # not one: the call before it did not fail
+        await recorded.send(LOOK, failed)
         clock.tick(timedelta(minutes=5, seconds=1))
-        await recorded.send("look", failed)  # too late to be a repeat
+        await recorded.send(LOOK, failed)  # too late to be a repeat
     assert recorded.repeats() == 1
