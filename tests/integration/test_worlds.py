@@ -192,3 +192,19 @@ def test_a_world_counts_as_used_when_entered_and_its_engine_closes_when_idle(wor
         assert uow.session.scalar(select(func.count()).select_from(Ticket)) == 400
     assert worlds.get(world.id).last_used_at == datetime(2026, 11, 30, 10, 0, tzinfo=UTC)
     assert worlds.engines.open_places() == [world.location]
+
+
+def test_the_worlds_migration_goes_down_one_step_and_up_again(empty_engine):
+    from alembic import command
+    from sqlalchemy import inspect
+
+    from aftersales.storage import migrate
+
+    migrate.upgrade(empty_engine)
+    config = migrate.alembic_config()
+    with empty_engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.downgrade(config, "-1")
+    assert "worlds" not in inspect(empty_engine).get_table_names()
+    migrate.upgrade(empty_engine)
+    assert "worlds" in inspect(empty_engine).get_table_names()

@@ -148,29 +148,33 @@ class PostgresPlaces:
             connection.execute(text(f"ALTER DATABASE {old} RENAME TO {new}"))
 
     def _clone(self, source: str, target: str) -> None:
-        """CREATE DATABASE … TEMPLATE, ending the source's idle connections and waiting out active ones."""
+        """CREATE DATABASE … TEMPLATE, ending the source's idle connections and waiting out active ones first.
+
+        PostgreSQL itself waits five seconds for other sessions before it refuses, so sessions are checked here,
+        where the wait is ours to choose and pooled connections elsewhere can be ended.
+        """
         deadline = time.monotonic() + WAIT_FOR_SOURCE
         with self._admin.connect() as connection:
             statement = text(f"CREATE DATABASE {_quoted(connection, target)} TEMPLATE {_quoted(connection, source)}")
             while True:
-                try:
-                    connection.execute(statement)
-                    return
-                except DBAPIError as error:
-                    if _state(error) != IN_USE:
-                        raise
-                    if time.monotonic() > deadline:
-                        raise WorldBusy(
-                            f"The database {source} kept open transactions for {WAIT_FOR_SOURCE:.0f} seconds.",
-                            "PostgreSQL copies a database only while nobody else is connected to it.",
-                            "Retry when the calls running in that world have finished.",
-                        ) from None
-                    _end_idle_sessions(connection, source)
-                    time.sleep(0.05)
+                if _end_idle_sessions(connection, source) == 0:
+                    try:
+                        connection.execute(statement)
+                        return
+                    except DBAPIError as error:  # someone connected in between
+                        if _state(error) != IN_USE:
+                            raise
+                if time.monotonic() > deadline:
+                    raise WorldBusy(
+                        f"The database {source} kept open transactions for {WAIT_FOR_SOURCE:g} seconds.",
+                        "PostgreSQL copies a database only while nobody else is connected to it.",
+                        "Retry when the calls running in that world have finished.",
+                    )
+                time.sleep(0.05)
 
 
-def _end_idle_sessions(connection: Connection, database: str) -> None:
-    """Terminate idle sessions on `database`: pooled connections elsewhere, which reconnect when next used."""
+def _end_idle_sessions(connection: Connection, database: str) -> int:
+    """End idle sessions on `database` (pooled connections elsewhere reconnect when next used); count the busy."""
     connection.execute(
         text(
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
@@ -178,6 +182,10 @@ def _end_idle_sessions(connection: Connection, database: str) -> None:
         ),
         {"d": database},
     )
+    busy = text(
+        "SELECT count(*) FROM pg_stat_activity WHERE datname = :d AND pid <> pg_backend_pid() AND state <> 'idle'"
+    )
+    return int(connection.scalar(busy, {"d": database}) or 0)
 
 
 def _quoted(connection: Connection, name: str) -> str:
