@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pydantic import ValidationError
 
 from aftersales import __version__
-from aftersales.cli import db, seed, serve, stats, token
+from aftersales.cli import db, seed, serve, stats, token, world
 from aftersales.cli.failures import DATABASE_ERRORS, StartupError, database_problem, settings_problem
 from aftersales.settings import Settings
 
@@ -22,6 +22,7 @@ def parser() -> argparse.ArgumentParser:
     seed.add(commands)
     token.add(commands)
     stats.add(commands)
+    world.add(commands)
     return root
 
 

@@ -70,7 +70,7 @@ class WorldClock:
         return shown
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, order=True)
 class Place:
     """Where a database lives, by role and name; the backend maps it to a file or a PostgreSQL database."""
 

@@ -157,6 +157,10 @@ class Worlds:
         sizes = self.places.sizes([world.location for world in worlds])
         return [(world, sizes.get(world.location)) for world in worlds]
 
+    def size(self, world: World) -> int | None:
+        """Bytes a world's database takes on disk."""
+        return self.places.sizes([world.location]).get(world.location)
+
     def advance(self, world_id: str, by: timedelta) -> World:
         """Move a world's clock forward."""
         return self._move_clock(world_id, lambda current: current.advanced(by))
