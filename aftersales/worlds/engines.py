@@ -2,7 +2,8 @@
 
 One process serves many worlds: a pool per world is opened lazily, kept while used, disposed after
 `AFTERSALES_WORLDS_ENGINE_IDLE` without use, and the least recently used one is disposed when more than
-`AFTERSALES_WORLDS_OPEN_ENGINES` are open. Dropping, resetting or forking a world closes its engine first.
+`AFTERSALES_WORLDS_OPEN_ENGINES` are open; an engine with a connection checked out is never closed by the cache,
+since that would end a call. Dropping, resetting or forking a world closes its engine first.
 """
 
 import threading
@@ -81,7 +82,7 @@ class WorldEngines:
                 entry = self._open[place] = _Open(engine, make_session_factory(engine), now)
             entry.used = now
             self._open.move_to_end(place)
-            closing = self._evict(now)
+            closing = self._evict(now, keep=place)
         for engine in closing:  # outside the lock: other worlds' calls need not wait for it
             engine.dispose()
         return entry
@@ -97,11 +98,16 @@ class WorldEngines:
         )
 
     def _idle(self, entry: _Open, now: float) -> bool:
-        return now - entry.used >= self._settings.worlds_engine_idle.total_seconds()
+        """Unused for the idle time and no connection out: closing it interrupts nothing."""
+        in_use = getattr(entry.engine.pool, "checkedout", lambda: 0)()
+        return in_use == 0 and now - entry.used >= self._settings.worlds_engine_idle.total_seconds()
 
-    def _evict(self, now: float) -> list[Engine]:
-        """Called under the lock: drop idle entries, then the least recently used beyond the bound."""
+    def _evict(self, now: float, keep: Place) -> list[Engine]:
+        """Called under the lock: drop idle entries, then the least recently used beyond the bound, if not busy."""
         closing = [self._open.pop(p).engine for p, e in list(self._open.items()) if self._idle(e, now)]
-        while len(self._open) > self._settings.worlds_open_engines:
-            closing.append(self._open.popitem(last=False)[1].engine)
+        spare = [
+            p for p, e in self._open.items() if p != keep and getattr(e.engine.pool, "checkedout", lambda: 0)() == 0
+        ]
+        while len(self._open) > self._settings.worlds_open_engines and spare:
+            closing.append(self._open.pop(spare.pop(0)).engine)
         return closing

@@ -57,3 +57,19 @@ def test_past_the_bound_the_least_recently_used_world_engine_is_closed(worlds):
     assert connections_to(worlds, engines, second.location) == 0
     engines.close_all()
     assert connections_to(worlds, engines, first.location) == 0
+
+
+def test_a_world_engine_with_a_call_in_progress_is_never_closed_by_the_cache(worlds):
+    worlds.settings = worlds.settings.model_copy(update={"worlds_open_engines": 1})
+    busy, other = worlds.create(at=PINNED), worlds.create(at=PINNED)
+    clock = Ticking()
+    engines = WorldEngines(worlds.places, worlds.settings, clock=clock)
+    with engines.sessions(busy.location)() as session:
+        session.scalar(select(func.count()).select_from(Customer))  # holds a connection until the block ends
+        clock.now += worlds.settings.worlds_engine_idle.total_seconds() * 2
+        use(engines, other.location)
+        assert engines.sweep() == []
+        assert engines.open_places() == [busy.location, other.location]
+    assert use(engines, other.location) == 300
+    assert engines.open_places() == [other.location]
+    engines.close_all()
