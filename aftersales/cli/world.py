@@ -50,7 +50,9 @@ def add(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         parser.add_argument("--at", type=parse_instant, help="ISO 8601 start time of a frozen or offset clock.")
         parser.add_argument("--deterministic", action="store_true", help="Derive ids from --seed and a counter.")
         parser.add_argument(
-            "--seed", type=int, help="Seed of deterministic ids (default 0; a fork keeps its source's)."
+            "--seed",
+            type=int,
+            help="Seed of deterministic ids; implies --deterministic (default 0; a fork keeps its source's).",
         )
         parser.add_argument("--id", dest="world_id", help="Choose the id (lowercase letters, digits, hyphens).")
         parser.add_argument("--caller", default="agent", help="Caller id of the printed token (default agent).")

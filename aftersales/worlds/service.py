@@ -70,7 +70,7 @@ class Worlds:
             clock=world_clock,
             start_mode=mode,
             start_at=start,
-            deterministic=deterministic,
+            deterministic=deterministic or seed is not None,
             seed=seed or 0,
         )
         return self._materialise(world, lambda: self.places.copy(template, world.location))
@@ -105,7 +105,7 @@ class Worlds:
             clock=world_clock,
             start_mode=world_clock.mode,
             start_at=world_clock.now(wall),
-            deterministic=deterministic or source.deterministic,
+            deterministic=deterministic or seed is not None or source.deterministic,
             # Continuing the source's counter keeps new ids clear of the handles the copy already holds.
             seed=seed if seed is not None else source.seed,
             id_counter=source.id_counter,

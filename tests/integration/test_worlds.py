@@ -208,3 +208,15 @@ def test_the_worlds_migration_goes_down_one_step_and_up_again(empty_engine):
     assert "worlds" not in inspect(empty_engine).get_table_names()
     migrate.upgrade(empty_engine)
     assert "worlds" in inspect(empty_engine).get_table_names()
+
+
+def test_an_id_asked_for_in_a_world_dropped_meanwhile_is_refused_as_an_unknown_world(worlds):
+    from aftersales import ids
+
+    world = worlds.create(at=PINNED, seed=7)
+    assert world.deterministic
+    with worlds.entered(world.id):
+        assert ids.new_id() == ids.derived_id(7, 1)
+        worlds.drop(world.id)
+        with pytest.raises(UnknownWorld, match=f'no world "{world.id}"'):
+            ids.new_id()

@@ -32,7 +32,7 @@ from sqlalchemy.exc import IntegrityError
 from aftersales.clock import as_utc
 from aftersales.storage.database import WRITE
 from aftersales.storage.models import NAMING_CONVENTION, UtcDateTime
-from aftersales.worlds.errors import WorldRequestError
+from aftersales.worlds.errors import UnknownWorld, WorldRequestError
 from aftersales.worlds.model import CLOCK_MODES, SOURCE_KINDS, STATES, Place, World, WorldClock
 
 
@@ -192,7 +192,9 @@ class WorldRegistry:
                 .where(WORLDS.c.id == world_id)
                 .values(id_counter=WORLDS.c.id_counter + 1)
                 .returning(WORLDS.c.id_counter)
-            ).scalar_one()
+            ).scalar_one_or_none()
+        if value is None:  # dropped while a call in it was running
+            raise UnknownWorld(world_id)
         return int(value)
 
     def remove(self, world_id: str) -> bool:
