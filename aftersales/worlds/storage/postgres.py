@@ -182,8 +182,10 @@ def _end_idle_sessions(connection: Connection, database: str) -> int:
         ),
         {"d": database},
     )
+    # Client sessions only: PostgreSQL ends an autovacuum worker on the source itself when it copies.
     busy = text(
-        "SELECT count(*) FROM pg_stat_activity WHERE datname = :d AND pid <> pg_backend_pid() AND state <> 'idle'"
+        "SELECT count(*) FROM pg_stat_activity WHERE datname = :d AND pid <> pg_backend_pid() "
+        "AND backend_type = 'client backend' AND state <> 'idle'"
     )
     return int(connection.scalar(busy, {"d": database}) or 0)
 
