@@ -3,9 +3,10 @@
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import text
 
@@ -39,10 +40,16 @@ class WorldsHome:
     folder: Path
     prefix: str
 
-    def settings(self, database_url: str, data_dir: Path, **changes: object) -> Settings:
+    def settings(self, database_url: str, data_dir: Path, **changes: Any) -> Settings:
         """Settings for a control database whose worlds live here."""
-        values = dict(database_url=database_url, data_dir=data_dir, seed_dir=SEED_DIR, worlds_dir=self.folder)
-        return Settings(**(values | {"worlds_prefix": self.prefix} | changes))  # type: ignore[arg-type]
+        return Settings(
+            database_url=database_url,
+            data_dir=data_dir,
+            seed_dir=SEED_DIR,
+            worlds_dir=self.folder,
+            worlds_prefix=self.prefix,
+            **changes,
+        )
 
 
 def home_for_run(folder: Path) -> WorldsHome:
@@ -63,7 +70,7 @@ def drop_databases(admin_url: str, prefix: str) -> None:
 
 
 @contextmanager
-def open_worlds(home: WorldsHome, database_url: str, data_dir: Path, **changes: object) -> Iterator[Worlds]:
+def open_worlds(home: WorldsHome, database_url: str, data_dir: Path, **changes: Any) -> Iterator[Worlds]:
     """A worlds service on a control database; every world it made is dropped afterwards."""
     settings = home.settings(database_url, data_dir, **changes)
     control = make_engine(database_url)
@@ -77,9 +84,9 @@ def open_worlds(home: WorldsHome, database_url: str, data_dir: Path, **changes: 
         control.dispose()
 
 
-def ticket_request(order_id: str, key: str, description: str = "It stopped working.", **changes) -> TicketRequest:
+def ticket_request(order_id: str, key: str, description: str = "It stopped working.", **changes: Any) -> TicketRequest:
     """A return-and-refund request for line 1 of an order."""
-    values = dict(
+    request = TicketRequest(
         order_id=order_id,
         line_no=1,
         quantity=1,
@@ -90,4 +97,4 @@ def ticket_request(order_id: str, key: str, description: str = "It stopped worki
         quote_id=None,
         idempotency_key=key,
     )
-    return TicketRequest(**(values | changes))  # type: ignore[arg-type]
+    return replace(request, **changes)
