@@ -25,7 +25,7 @@ serve: $(VENV)/.installed
 	AFTERSALES_DATA_DIR=$(AFTERSALES_DATA_DIR) $(BIN)/aftersales serve
 
 test: $(VENV)/.installed-dev
-	$(BIN)/ruff check aftersales tests migrations seed bench examples
+	$(BIN)/ruff check aftersales tests migrations seed bench
 	$(BIN)/python -m pytest
 
 $(VENV)/.installed-bench: pyproject.toml | $(BIN)/python
@@ -41,7 +41,7 @@ bench-worlds: $(VENV)/.installed-dev
 	$(BIN)/python -m bench.worlds $(BENCH_ARGS)
 
 lint: $(VENV)/.installed-dev
-	$(BIN)/ruff check aftersales tests migrations seed bench examples
+	$(BIN)/ruff check aftersales tests migrations seed bench
 	$(BIN)/ruff format --check aftersales tests migrations seed
 
 clean:

@@ -8,8 +8,8 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from aftersales.mcp.metrics import Metrics
 from aftersales.security.keys import key_ring
-from aftersales.services.audit import AuditLog
 from aftersales.settings import Settings
+from aftersales.storage.audit import AuditLog
 from aftersales.storage.database import make_engine, make_session_factory
 from aftersales.storage.unit_of_work import UnitOfWork
 

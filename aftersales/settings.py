@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, BeforeValidator, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from aftersales.domain.policy import THRESHOLDS, Thresholds
 from aftersales.durations import parse_duration
 from aftersales.paths import shipped, user_data_dir
 
@@ -50,10 +51,17 @@ class Settings(BaseSettings):
     state_keys: str | None = Field(default=None, description="Comma-separated requestState keys; first seals.")
     state_ttl: Duration = Field(default=timedelta(minutes=10), description="How long one input_required round lives.")
     idempotency_ttl: Duration = Field(default=timedelta(hours=24), description="How long idempotency keys are kept.")
-    confirm_above_minor: int = Field(default=50000, ge=0, description="Refunds above this are confirmed by a person.")
-    review_above_minor: int = Field(default=300000, ge=0, description="Refunds above this go to manual review.")
-    review_recent_tickets: int = Field(default=3, ge=1, description="Tickets in the review window that trigger review.")
-    review_window: Duration = Field(default=timedelta(days=30), description="Window for counting recent tickets.")
+    # The shop's thresholds default to the policy's (aftersales.domain.policy.THRESHOLDS).
+    confirm_above_minor: int = Field(
+        default=THRESHOLDS.confirm_above_minor, ge=0, description="Refunds above this are confirmed by a person."
+    )
+    review_above_minor: int = Field(
+        default=THRESHOLDS.review_above_minor, ge=0, description="Refunds above this go to manual review."
+    )
+    review_recent_tickets: int = Field(
+        default=THRESHOLDS.review_recent_tickets, ge=1, description="Tickets in the review window that trigger review."
+    )
+    review_window: Duration = Field(default=THRESHOLDS.review_window, description="Window for counting recent tickets.")
     sessions_per_caller: int = Field(default=32, ge=1, description="Open 2025-11-25 sessions one caller may hold.")
     session_idle_timeout: Duration = Field(
         default=timedelta(minutes=10), gt=timedelta(0), description="An unused 2025-11-25 session is closed after this."
@@ -71,6 +79,16 @@ class Settings(BaseSettings):
     )
     worlds_open_engines: int = Field(default=16, ge=1, description="World connection pools a process keeps open.")
     worlds_pool_size: int = Field(default=2, ge=1, description="Connections kept per open world pool.")
+
+    @property
+    def thresholds(self) -> Thresholds:
+        """The policy's thresholds as configured."""
+        return Thresholds(
+            confirm_above_minor=self.confirm_above_minor,
+            review_above_minor=self.review_above_minor,
+            review_recent_tickets=self.review_recent_tickets,
+            review_window=self.review_window,
+        )
 
     @cached_property
     def resolved_database_url(self) -> str:

@@ -26,6 +26,7 @@ import httpx
 from sqlalchemy import select, text
 
 from aftersales.clock import as_utc, now
+from aftersales.domain.calls import percentile
 from aftersales.seeding import bulk
 from aftersales.storage import migrate
 from aftersales.storage.database import make_engine
@@ -249,11 +250,6 @@ def scenarios(inputs: Inputs) -> dict[str, Any]:
     }
 
 
-def percentile(values: list[float], fraction: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(len(ordered) * fraction))] * 1000 if ordered else 0.0
-
-
 def figures(name: str, outcome: Outcome, server: Server, cpu: float) -> dict[str, Any]:
     return {
         "scenario": name,
@@ -261,9 +257,10 @@ def figures(name: str, outcome: Outcome, server: Server, cpu: float) -> dict[str
         "failures": outcome.failures,
         "errors": outcome.errors,
         "rps": round(len(outcome.latencies) / outcome.wall, 1),
-        "p50_ms": round(percentile(outcome.latencies, 0.5), 2),
-        "p95_ms": round(percentile(outcome.latencies, 0.95), 2),
-        "p99_ms": round(percentile(outcome.latencies, 0.99), 2),
+        # Nearest-rank, as `aftersales stats` reports them, so the two are comparable (latencies are in seconds).
+        "p50_ms": round(percentile(outcome.latencies, 0.5) * 1000, 2),
+        "p95_ms": round(percentile(outcome.latencies, 0.95) * 1000, 2),
+        "p99_ms": round(percentile(outcome.latencies, 0.99) * 1000, 2),
         "server_peak_rss_mb": round(server.peak_rss_mb(), 1),
         "server_cpu_share": round(cpu / outcome.wall, 2),
         "loadgen_cpu_share": round(outcome.client_cpu / outcome.wall, 2),

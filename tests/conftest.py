@@ -1,12 +1,11 @@
 """Shared fixtures: every database-facing test runs on SQLite and on PostgreSQL, each from a seeded template."""
 
-import itertools
 import os
 import shutil
 from collections import Counter
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import Engine, text
@@ -16,16 +15,32 @@ from aftersales.app import App
 from aftersales.bootstrap import baseline_path, prepare
 from aftersales.seeding import dataset
 from aftersales.seeding.generator import World
-from aftersales.settings import Settings
 from aftersales.storage.database import make_engine
 from aftersales.worlds.service import Worlds
-from tests.support import ROOT, postgres
+from tests.support import postgres
+from tests.support.apps import SEED_DIR, app_without_database, settings_for
+from tests.support.postgres import admin_engine, scratch_database
 from tests.support.worlds import WorldsHome, drop_databases, home_for_run, open_worlds
 
-SEED_DIR = ROOT / "seed"
 BACKENDS = ["sqlite", "postgresql"]
 TEMPLATE = "aftersales_template"
-_numbers = itertools.count()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Register the `settings` marker."""
+    config.addinivalue_line("markers", "settings(**changes): the test's app (and bare_app) run with these settings")
+
+
+def changed_settings(request: pytest.FixtureRequest) -> dict[str, Any]:
+    """The settings a test's `settings` marker changes (none without one)."""
+    marker = request.node.get_closest_marker("settings")
+    return dict(marker.kwargs) if marker else {}
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    """Async tests and fixtures run on asyncio, the event loop the server runs on."""
+    return "asyncio"
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -67,15 +82,10 @@ def postgres_admin_url() -> Iterator[str]:
         server.stop()
 
 
-def _admin(url: str) -> Engine:
-    """An autocommit engine for CREATE/DROP DATABASE."""
-    return make_engine(url, isolation_level="AUTOCOMMIT")
-
-
 @pytest.fixture(scope="session")
 def postgres_template(postgres_admin_url: str) -> str:
     """A database migrated and seeded once; each test gets a copy made with CREATE DATABASE ... TEMPLATE."""
-    admin = _admin(postgres_admin_url)
+    admin = admin_engine(postgres_admin_url)
     with admin.connect() as connection:
         connection.execute(text(f"DROP DATABASE IF EXISTS {TEMPLATE} WITH (FORCE)"))
         connection.execute(text(f"CREATE DATABASE {TEMPLATE}"))
@@ -106,30 +116,18 @@ def database_url(backend: str, request: pytest.FixtureRequest, tmp_path: Path) -
         yield url
 
 
-@contextmanager
-def scratch_database(admin_url: str, template: str | None = None) -> Iterator[str]:
-    """A PostgreSQL database made for one test (a copy of `template`, or empty), dropped afterwards."""
-    name = f"aftersales_test_{os.getpid()}_{next(_numbers)}"
-    admin = _admin(admin_url)
-    with admin.connect() as connection:
-        connection.execute(text(f"CREATE DATABASE {name}" + (f" TEMPLATE {template}" if template else "")))
-    try:
-        yield make_url(admin_url).set(database=name).render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as connection:
-            connection.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
-        admin.dispose()
-
-
-def settings_for(url: str, tmp_path: Path) -> Settings:
-    """Settings pointing at `url`, with a private data dir."""
-    return Settings(database_url=url, data_dir=tmp_path / "var", seed_dir=SEED_DIR)
+@pytest.fixture
+def app(database_url: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[App]:
+    """An App on a private copy of the seeded database, with the settings a `settings` marker changes."""
+    application = App(settings_for(database_url, tmp_path, **changed_settings(request)))
+    yield application
+    application.close()
 
 
 @pytest.fixture
-def app(database_url: str, tmp_path: Path) -> Iterator[App]:
-    """An App on a private copy of the seeded database."""
-    application = App(settings_for(database_url, tmp_path))
+def bare_app(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[App]:
+    """An App whose database is never touched, with the settings a `settings` marker changes."""
+    application = app_without_database(tmp_path, **changed_settings(request))
     yield application
     application.close()
 

@@ -16,7 +16,7 @@ Connect with the Python SDK:
         headers = {{"Authorization": f"Bearer {{os.environ['AFTERSALES_TOKEN']}}"}}
         transport = streamable_http_client("{url}", http_client=httpx2.AsyncClient(headers=headers))
         async with Client(transport) as client:
-            result = await client.call_tool("after_sales_query_ticket", {{"ticket_id": "T-2026-0357"}})
+            result = await client.call_tool("after_sales_query_ticket", {{"ticket_id": "T-2026-0325"}})
             print(result.structured_content)
 
     asyncio.run(main())

@@ -1,4 +1,12 @@
-"""Entry point of the `aftersales` command."""
+"""Entry point of the `aftersales` command.
+
+aftersales serve [--host H] [--port P] [--stdio]    serve the MCP endpoint (migrating and seeding when empty)
+aftersales db upgrade | current                      migrate to head; print the database's revision
+aftersales seed load [--if-empty] | reset [--yes]    insert the baseline's missing rows; reload it from scratch
+aftersales seed generate [--out F | --baseline]      a deterministic world: into the database, a file, or seed/
+aftersales token issue --caller C [--scopes] [--ttl] print a signed caller token
+aftersales stats [--since 1h] [--json]               per-tool health from the audit
+"""
 
 import argparse
 import sys
@@ -7,7 +15,7 @@ from collections.abc import Sequence
 from pydantic import ValidationError
 
 from aftersales import __version__
-from aftersales.cli import db, seed, serve, stats, token, world
+from aftersales.cli import db, demo, seed, serve, stats, token, world
 from aftersales.cli.failures import DATABASE_ERRORS, StartupError, database_problem, settings_problem
 from aftersales.settings import Settings
 
@@ -23,6 +31,7 @@ def parser() -> argparse.ArgumentParser:
     token.add(commands)
     stats.add(commands)
     world.add(commands)
+    demo.add(commands)
     return root
 
 

@@ -78,7 +78,7 @@ def generate(args: argparse.Namespace, settings: Settings) -> int:
     """Generate a world: into the database in batches, or as a dataset file."""
     if args.out or args.baseline:
         out = args.out or baseline_path(settings.seed_dir)
-        world = generator.generate(args.customers, args.orders, args.tickets, seed=args.seed)
+        world = generator.generate(args.customers, args.orders, args.tickets, args.seed, settings.thresholds)
         dataset.write(world, out)
         if args.baseline:
             readme.update(settings.seed_dir / "README.md", world)
@@ -91,7 +91,9 @@ def generate(args: argparse.Namespace, settings: Settings) -> int:
                 "the database already holds data; generate into an empty one (a new AFTERSALES_DATABASE_URL)"
             )
         started = time.monotonic()
-        written = bulk.generate_into(engine, args.customers, args.orders, args.tickets, args.seed, not args.quiet)
+        written = bulk.generate_into(
+            engine, args.customers, args.orders, args.tickets, args.seed, not args.quiet, thresholds=settings.thresholds
+        )
     rows = ", ".join(f"{count:,} {name}" for name, count in written.items())
     print(f"generated in {time.monotonic() - started:.1f}s: {rows}")
     return 0

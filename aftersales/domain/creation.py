@@ -1,7 +1,5 @@
 """Rules for opening a ticket: method, quote, open tickets, review and confirmation."""
 
-import hashlib
-import json
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -12,7 +10,7 @@ from aftersales.domain.money import format_money
 
 @dataclass(frozen=True)
 class TicketRequest:
-    """What the caller asked for; `arguments()` is what idempotency fingerprints."""
+    """What the caller asked for; `arguments()` is what an idempotency key remembers and compares."""
 
     order_id: str
     line_no: int
@@ -31,10 +29,13 @@ class TicketRequest:
         values["reason_code"] = values.pop("reason")
         return {name: (value.value if hasattr(value, "value") else value) for name, value in values.items()}
 
-    def fingerprint(self) -> str:
-        """SHA-256 of the canonical JSON of `arguments()`."""
-        canonical = json.dumps(self.arguments(), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-        return hashlib.sha256(canonical.encode()).hexdigest()
+
+@dataclass(frozen=True)
+class KeyRecord:
+    """What an idempotency key remembers: its first call's arguments and, once the ticket exists, the result."""
+
+    arguments: dict[str, Any]
+    result: str | None  # the first call's CreateResult as JSON; None while that call is still creating
 
 
 def differing_fields(stored: dict[str, Any], current: dict[str, Any]) -> list[str]:

@@ -1,13 +1,14 @@
 """Whether an order line can be refunded, returned, exchanged or repaired now, and for how many units."""
 
-import calendar
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from aftersales.clock import as_utc
+from aftersales.domain.creation import check_no_open_ticket
 from aftersales.domain.enums import OrderStatus, PaymentMethod, ReasonCode, RefundMethod, TicketKind
 from aftersales.domain.errors import RuleViolation
 from aftersales.domain.money import format_money
+from aftersales.domain.policy import REFUND_METHODS, return_window_closes, warranty_ends
 from aftersales.domain.refunds import Breakdown, LineFacts, seller_at_fault
 
 
@@ -30,7 +31,8 @@ class LineContext:
     return_window_days: int
     warranty_months: int
     facts: LineFacts
-    committed_quantity: int  # units in open tickets, or refunded by completed ones, on this line
+    committed_quantity: int  # units its tickets hold (policy.holds_units)
+    open_ticket_id: str | None  # the line's open ticket, if it has one
 
     @property
     def returnable_quantity(self) -> int:
@@ -40,19 +42,12 @@ class LineContext:
     @property
     def window_closes(self) -> datetime | None:
         """When the return window ends (None before delivery)."""
-        return as_utc(self.delivered_at) + timedelta(days=self.return_window_days) if self.delivered_at else None
+        return return_window_closes(as_utc(self.delivered_at), self.return_window_days) if self.delivered_at else None
 
     @property
     def warranty_ends(self) -> datetime | None:
         """When the manufacturer's warranty ends (None before delivery)."""
-        return add_months(as_utc(self.delivered_at), self.warranty_months) if self.delivered_at else None
-
-
-def add_months(moment: datetime, months: int) -> datetime:
-    """The same day `months` later, clamped to the month's last day."""
-    month_index = moment.month - 1 + months
-    year, month = moment.year + month_index // 12, month_index % 12 + 1
-    return moment.replace(year=year, month=month, day=min(moment.day, calendar.monthrange(year, month)[1]))
+        return warranty_ends(as_utc(self.delivered_at), self.warranty_months) if self.delivered_at else None
 
 
 def _day(moment: datetime) -> str:
@@ -127,11 +122,39 @@ def check_quantity(line: LineContext, quantity: int) -> None:
     )
 
 
+def check_estimate(line: LineContext, quantity: int, now: datetime) -> None:
+    """Refuse, with the first rule it breaks, an estimate of returning `quantity` units of the line at `now`."""
+    check_delivered(line)
+    check_window(line, TicketKind.RETURN_AND_REFUND, now)
+    check_quantity(line, quantity)
+
+
+def check_ticket(line: LineContext, kind: TicketKind, quantity: int, now: datetime) -> None:
+    """Refuse, with the first rule it breaks, a `kind` ticket for `quantity` units of the line at `now`."""
+    check_delivered(line)
+    check_window(line, kind, now)
+    check_no_open_ticket(line.open_ticket_id, line.order_id, line.line_no)
+    check_quantity(line, quantity)
+
+
+def ticket_options(line: LineContext, now: datetime) -> dict[TicketKind, RuleViolation | None]:
+    """For each kind, None when a ticket for one unit of the line can be opened at `now`, else the rule it breaks.
+
+    The same checks as opening a ticket, so what a line is said to allow is what creation accepts.
+    """
+    options: dict[TicketKind, RuleViolation | None] = {}
+    for kind in TicketKind:
+        try:
+            check_ticket(line, kind, 1, now)
+            options[kind] = None
+        except RuleViolation as refusal:
+            options[kind] = refusal
+    return options
+
+
 def allowed_refund_methods(payment: PaymentMethod) -> list[RefundMethod]:
-    """Where a refund may go: gift-card payments come back as store credit only."""
-    if payment is PaymentMethod.GIFT_CARD:
-        return [RefundMethod.STORE_CREDIT]
-    return [RefundMethod.ORIGINAL_PAYMENT, RefundMethod.STORE_CREDIT]
+    """Where a refund may go: gift-card payments come back as store credit only (policy.REFUND_METHODS)."""
+    return list(REFUND_METHODS[payment])
 
 
 def policy_notes(line: LineContext, reason: ReasonCode, breakdown: Breakdown) -> list[str]:

@@ -88,7 +88,8 @@ class TicketStatus(StrEnum):
         return self not in CLOSED_STATUSES
 
 
-CLOSED_STATUSES = frozenset({TicketStatus.COMPLETED, TicketStatus.REJECTED, TicketStatus.CANCELLED})
+# In declaration order, so whatever is built from it (storage's SQL, say) reads the same on every run.
+CLOSED_STATUSES: tuple[TicketStatus, ...] = (TicketStatus.COMPLETED, TicketStatus.REJECTED, TicketStatus.CANCELLED)
 
 
 class Stage(StrEnum):

@@ -1,13 +1,15 @@
 """Errors a model can act on; each knows its three-part message.
 
 AfterSalesError                  what was wrong, the rule, what to do next
-├── InvalidArguments             arguments that break the tool's input schema
 ├── NotFound                     unknown (or someone else's) ticket, order, line, quote
 ├── HandleExpired                a quote past its time to live
 ├── RuleViolation                a business rule of the shop's policy
 ├── PermissionDenied             the caller's token lacks a scope
 └── Retryable                    nothing changed; the same call may succeed later
-    └── ServiceUnavailable       the database cannot be reached
+    ├── ServiceUnavailable       the database cannot be reached
+    └── RateLimited              the caller is over its rate limit
+
+Arguments that break a tool's input schema are not raised: the argument gate (mcp/arguments.py) answers them.
 """
 
 
@@ -20,12 +22,6 @@ class AfterSalesError(Exception):
     def __init__(self, what: str, rule: str, next_step: str) -> None:
         self.what, self.rule, self.next_step = what, rule, next_step
         super().__init__(f"{what} {rule} {next_step}")
-
-
-class InvalidArguments(AfterSalesError):
-    """The arguments do not satisfy the tool's input schema."""
-
-    kind = "invalid_arguments"
 
 
 class NotFound(AfterSalesError):
@@ -67,3 +63,17 @@ class ServiceUnavailable(Retryable):
     """The database is unreachable; the call changed nothing."""
 
     kind = "unavailable"
+
+    def __init__(self) -> None:
+        super().__init__(
+            "The after-sales database did not answer in time, so nothing was read or changed.",
+            "Calls are retryable when the service is temporarily unavailable.",
+            "Retry the same call (with the same idempotency_key, if any) in 5 seconds.",
+            retry_after=5.0,
+        )
+
+
+class RateLimited(Retryable):
+    """The caller sent more calls than its limit allows."""
+
+    kind = "rate_limited"

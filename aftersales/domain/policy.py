@@ -1,12 +1,15 @@
-"""The shop's after-sales policy in one readable place.
+"""The shop's after-sales policy in one readable place: every window, fee, threshold and rule of thumb.
 
-Numbers here are what the tool descriptions promise; change them together.
+The rules (eligibility, refunds, creation), storage (the categories table is seeded from here), seeding and the tool
+descriptions all read these values. `Thresholds` holds the defaults of the numbers settings may override
+(AFTERSALES_CONFIRM_ABOVE_MINOR, AFTERSALES_REVIEW_*).
 """
 
+import calendar
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 
-from aftersales.domain.enums import TicketKind, TicketStatus
+from aftersales.domain.enums import PaymentMethod, ReasonCode, RefundMethod, TicketKind, TicketStatus
 
 
 @dataclass(frozen=True)
@@ -15,21 +18,81 @@ class CategoryPolicy:
 
     code: str
     name: str
-    return_window_days: int
+    return_window_days: int  # days after delivery in which items can be returned, refunded or exchanged
     restocking_fee_bps: int  # basis points of the item amount, charged on no-fault returns
-    default_warranty_months: int
 
 
 CATEGORY_POLICIES: tuple[CategoryPolicy, ...] = (
-    CategoryPolicy("laptops", "Laptops", 15, 1000, 24),
-    CategoryPolicy("phones", "Phones", 15, 1000, 12),
-    CategoryPolicy("audio", "Audio", 30, 500, 12),
-    CategoryPolicy("home_appliances", "Home appliances", 30, 1500, 36),
-    CategoryPolicy("apparel", "Apparel", 30, 0, 0),
-    CategoryPolicy("books", "Books", 7, 0, 0),
-    CategoryPolicy("beauty", "Beauty", 7, 0, 0),
-    CategoryPolicy("toys", "Toys", 30, 0, 6),
+    CategoryPolicy("laptops", "Laptops", 15, 1000),
+    CategoryPolicy("phones", "Phones", 15, 1000),
+    CategoryPolicy("audio", "Audio", 30, 500),
+    CategoryPolicy("home_appliances", "Home appliances", 30, 1500),
+    CategoryPolicy("apparel", "Apparel", 30, 0),
+    CategoryPolicy("books", "Books", 7, 0),
+    CategoryPolicy("beauty", "Beauty", 7, 0),
+    CategoryPolicy("toys", "Toys", 30, 0),
 )
+
+# Reasons where the shop, not the customer, caused the problem: no restocking fee, and shipping is refunded in
+# proportion to the goods returned. Every other reason pays the category's restocking fee and no shipping.
+SELLER_AT_FAULT: frozenset[ReasonCode] = frozenset(
+    {
+        ReasonCode.DAMAGED,
+        ReasonCode.DEFECTIVE,
+        ReasonCode.WRONG_ITEM,
+        ReasonCode.NOT_AS_DESCRIBED,
+        ReasonCode.MISSING_PARTS,
+        ReasonCode.LATE_DELIVERY,
+    }
+)
+
+# Where a refund may go, by how the order was paid: gift-card payments come back as store credit only.
+REFUND_METHODS: dict[PaymentMethod, tuple[RefundMethod, ...]] = {
+    PaymentMethod.CARD: (RefundMethod.ORIGINAL_PAYMENT, RefundMethod.STORE_CREDIT),
+    PaymentMethod.WALLET: (RefundMethod.ORIGINAL_PAYMENT, RefundMethod.STORE_CREDIT),
+    PaymentMethod.GIFT_CARD: (RefundMethod.STORE_CREDIT,),
+}
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """When a person steps in: the customer confirms large refunds, a specialist reviews large or frequent ones."""
+
+    confirm_above_minor: int = 50_000  # refunds above this are confirmed by the customer before a ticket opens
+    review_above_minor: int = 300_000  # refunds above this start under a specialist's review
+    review_recent_tickets: int = 3  # so does a customer's ticket once they opened this many within the window
+    review_window: timedelta = timedelta(days=30)
+
+
+# The defaults; settings override each number (aftersales.settings reads its defaults from here).
+THRESHOLDS = Thresholds()
+
+
+def holds_units(kind: TicketKind, status: TicketStatus) -> bool:
+    """Whether a ticket keeps its units from further tickets on its line.
+
+    Open tickets of any kind do, and so do completed refunds; a completed repair or exchange leaves the item with
+    the customer, and a rejected or cancelled ticket held nothing.
+    """
+    return status.is_open or (status is TicketStatus.COMPLETED and kind.refunds)
+
+
+def add_months(moment: datetime, months: int) -> datetime:
+    """The same day `months` later, clamped to the month's last day."""
+    month_index = moment.month - 1 + months
+    year, month = moment.year + month_index // 12, month_index % 12 + 1
+    return moment.replace(year=year, month=month, day=min(moment.day, calendar.monthrange(year, month)[1]))
+
+
+def return_window_closes(delivered_at: datetime, return_window_days: int) -> datetime:
+    """When returns, refunds and exchanges stop being possible for an item delivered at `delivered_at`."""
+    return delivered_at + timedelta(days=return_window_days)
+
+
+def warranty_ends(delivered_at: datetime, warranty_months: int) -> datetime:
+    """When free repairs stop: the product's warranty runs for whole months from delivery."""
+    return add_months(delivered_at, warranty_months)
+
 
 # How long each open status normally takes before the next step happens.
 STATUS_SLA: dict[TicketStatus, timedelta] = {

@@ -1,20 +1,19 @@
 """Refund arithmetic in integer minor units, per the shop's policy."""
 
 from dataclasses import dataclass
+from typing import cast
 
+from aftersales.domain.arithmetic import Number
 from aftersales.domain.enums import ReasonCode, TicketKind
+from aftersales.domain.policy import SELLER_AT_FAULT
 
-# Reasons where the shop, not the customer, caused the problem.
-SELLER_AT_FAULT = frozenset(
-    {
-        ReasonCode.DAMAGED,
-        ReasonCode.DEFECTIVE,
-        ReasonCode.WRONG_ITEM,
-        ReasonCode.NOT_AS_DESCRIBED,
-        ReasonCode.MISSING_PARTS,
-        ReasonCode.LATE_DELIVERY,
-    }
-)
+
+def paid_minor(unit_price_minor: Number, quantity: Number, discount_minor: Number) -> Number:
+    """What the customer paid for an order line: its units at their price, less the line's discount.
+
+    Storage passes column expressions to build the same sum in SQL.
+    """
+    return cast(Number, unit_price_minor * quantity - discount_minor)
 
 
 @dataclass(frozen=True)

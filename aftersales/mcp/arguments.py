@@ -16,6 +16,7 @@ from mcp_types import INVALID_PARAMS, CallToolResult, TextContent
 
 from aftersales.mcp.errors import internal_error
 from aftersales.mcp.problems import UNSTORABLE, AnchoredValidator, describe_problems, show, visible
+from aftersales.mcp.requests import tool_call
 
 
 class ArgumentGate:
@@ -29,9 +30,10 @@ class ArgumentGate:
         """Check tools/call requests; publish closed schemas in tools/list; pass everything else through."""
         if ctx.method == "tools/list":
             return closed_schemas(await call_next(ctx))
-        if ctx.method != "tools/call" or not isinstance(ctx.params, Mapping):
+        params = tool_call(ctx)
+        if params is None:
             return await call_next(ctx)
-        name, arguments = ctx.params.get("name"), ctx.params.get("arguments")
+        name, arguments = params.get("name"), params.get("arguments")
         arguments = {} if arguments is None else arguments  # absent means none; [] or "" is not an object
         compiled = await self._load()
         validator = compiled.get(name) if isinstance(name, str) else None

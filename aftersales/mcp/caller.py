@@ -22,6 +22,17 @@ def access_token_for(caller: Caller, expires_at: int | None = None) -> AccessTok
     )
 
 
+def caller_id(subject: str | None, client_id: str) -> str:
+    """Who a token speaks for: its subject, or the client it was issued to."""
+    return subject or client_id
+
+
+def current_caller_id() -> str:
+    """The id of the caller behind the request in hand, or "anonymous" when there is none."""
+    token = get_access_token()
+    return caller_id(token.subject, token.client_id) if token else "anonymous"
+
+
 def authorize(scope: str, tool: str) -> Caller:
     """The current caller, if it holds `scope`; otherwise a three-part permission error."""
     token = get_access_token()
@@ -31,7 +42,7 @@ def authorize(scope: str, tool: str) -> Caller:
             "Every call must carry a bearer token issued by this server.",
             "Do not retry; the operator must configure the client with a token (aftersales token issue).",
         )
-    caller = Caller(id=token.subject or token.client_id, scopes=frozenset(token.scopes))
+    caller = Caller(id=caller_id(token.subject, token.client_id), scopes=frozenset(token.scopes))
     caller.require(scope, tool)
     return caller
 

@@ -1,18 +1,19 @@
-"""Turn service outcomes into MCP results: domain errors become isError results, crashes -32603."""
+"""Turn service outcomes into MCP results: domain errors become isError results, crashes -32603.
+
+Storage has already translated database failures into domain errors (an unreachable database is
+ServiceUnavailable), so everything a model can act on arrives here as an AfterSalesError.
+"""
 
 import functools
 import logging
 import uuid
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any, ParamSpec, TypeVar
 
 from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR, CallToolResult, TextContent
-from sqlalchemy.exc import InterfaceError, OperationalError
-from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 
-from aftersales.domain.errors import AfterSalesError, ServiceUnavailable
+from aftersales.domain.errors import AfterSalesError
 
 log = logging.getLogger("aftersales.tools")
 P = ParamSpec("P")
@@ -34,29 +35,13 @@ def internal_error(exc: BaseException) -> MCPError:
     return MCPError(INTERNAL_ERROR, f"Internal error (reference {reference}). The server log has the details.")
 
 
-@contextmanager
-def database_errors() -> Iterator[None]:
-    """An unreachable, overloaded or timed-out database is a retryable error that changed nothing."""
-    try:
-        yield
-    except (OperationalError, InterfaceError, PoolTimeoutError) as exc:
-        log.warning("database unavailable: %s", type(exc).__name__)
-        raise ServiceUnavailable(
-            "The after-sales database did not answer in time, so nothing was read or changed.",
-            "Calls are retryable when the service is temporarily unavailable.",
-            "Retry the same call (with the same idempotency_key, if any) in 5 seconds.",
-            retry_after=5.0,
-        ) from None
-
-
 def crash_to_protocol_error(fn: Callable[P, R]) -> Callable[P, R]:
     """Wrap a sync tool or resolver: an unexpected exception becomes a -32603 with a reference id."""
 
     @functools.wraps(fn)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
-            with database_errors():
-                return fn(*args, **kwargs)
+            return fn(*args, **kwargs)
         except (AfterSalesError, MCPError):
             raise
         except Exception as exc:

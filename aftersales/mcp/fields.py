@@ -9,8 +9,9 @@ from typing import Annotated, Any
 from pydantic import BeforeValidator, Field, TypeAdapter, WithJsonSchema
 
 from aftersales.domain.enums import ReasonCode, RefundMethod, TicketKind, values
+from aftersales.domain.tickets import TICKET_NUMBER_PATTERN
 
-TICKET_ID_PATTERN = r"^T-\d{4}-\d{4,}$"
+TICKET_ID_PATTERN = TICKET_NUMBER_PATTERN  # what domain.tickets.ticket_number writes
 ORDER_ID_PATTERN = r"^O-\d{4}-\d{6}$"
 UUID_PATTERN = r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
 

@@ -1,9 +1,12 @@
 """The forms a person fills in mid-call (elicitation): flat, titled, readable."""
 
-from typing import Annotated, Literal
+from collections.abc import Callable
+from typing import Annotated, Literal, TypeVar
 
 from mcp.server.mcpserver import Context
 from pydantic import BaseModel, Field, WithJsonSchema
+
+Resolver = TypeVar("Resolver", bound=Callable[..., object])
 
 METHOD_TITLES = {
     "original_payment": "Back to the card or wallet used to pay",
@@ -38,3 +41,18 @@ def can_elicit(ctx: Context) -> bool:
     capabilities = ctx.client_capabilities
     elicitation = capabilities.elicitation if capabilities is not None else None
     return elicitation is not None and (elicitation.form is not None or elicitation.url is None)
+
+
+def question(tool: str, name: str) -> Callable[[Resolver], Resolver]:
+    """Name a resolver's question on the wire as `tool:name` (the inputRequests key a client sees).
+
+    The SDK keys each question by its resolver's `module:qualname`, which for a resolver defined inside a tool's
+    register() reads `aftersales.mcp.tools.create_ticket:register.<locals>.ask_method`; a stable, readable name
+    also keeps requestState valid across a refactor that moves the function.
+    """
+
+    def name_it(resolver: Resolver) -> Resolver:
+        resolver.__module__, resolver.__qualname__ = tool, name
+        return resolver
+
+    return name_it

@@ -10,10 +10,9 @@ from prometheus_client.platform_collector import PlatformCollector
 from prometheus_client.process_collector import ProcessCollector
 from prometheus_client.registry import Collector
 
+from aftersales.domain.calls import OUTCOMES, RETRY_KINDS, UNKNOWN
+
 BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
-UNKNOWN = "unknown"
-OUTCOMES = ("ok", "tool_error", "protocol_error", "input_required")
-RETRY_KINDS = ("input_required", "replay", "repeat_after_failure")
 
 
 class Metrics:

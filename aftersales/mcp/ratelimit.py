@@ -2,22 +2,17 @@
 
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import MCPServer
 
-from aftersales.domain.errors import Retryable
+from aftersales.domain.errors import RateLimited
+from aftersales.mcp.caller import current_caller_id
 from aftersales.mcp.errors import error_result
-
-
-class RateLimited(Retryable):
-    """The caller sent more calls than its limit allows."""
-
-    kind = "rate_limited"
+from aftersales.mcp.requests import tool_call
 
 
 @dataclass(frozen=True)
@@ -58,14 +53,14 @@ class RateLimiter:
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
         """Spend a token for tools/call; everything else passes."""
-        if ctx.method != "tools/call" or not isinstance(ctx.params, Mapping):
+        params = tool_call(ctx)
+        if params is None:
             return await call_next(ctx)
         kinds = await self._load()
-        kind = kinds.get(str(ctx.params.get("name")))
+        kind = kinds.get(str(params.get("name")))
         if kind is None:  # unknown tools are the argument gate's to refuse
             return await call_next(ctx)
-        token = get_access_token()
-        caller = (token.subject or token.client_id) if token else "anonymous"
+        caller = current_caller_id()
         wait = self._take(caller, kind)
         if wait > 0:
             return error_result(self._refusal(caller, kind, wait)).model_dump(by_alias=True, exclude_none=True)

@@ -7,54 +7,46 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
-from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPError
 
 from aftersales.clock import now
+from aftersales.domain.calls import ARGUMENT_ERRORS, FAILED, UNKNOWN, repeats_failure, tool_label
+from aftersales.mcp.caller import current_caller_id
 from aftersales.mcp.metrics import Metrics
-from aftersales.services.audit import AuditLog, CallRecord
-from aftersales.services.stats import REPEAT_WINDOW
+from aftersales.mcp.requests import tool_call
+from aftersales.storage.audit import AuditLog, CallRecord
 
 log = logging.getLogger(__name__)
-ARGUMENT_ERRORS = ("invalid_arguments", "unknown_tool")
-UNKNOWN_TOOL = "unknown"  # what the audit and the metrics say for any name this server has no tool for
 
 
 class CallRecorder:
     """Outermost tool middleware: time the call, classify its outcome, record it, count it."""
 
-    def __init__(self, audit: AuditLog, metrics: Metrics, server: MCPServer) -> None:
-        self._audit, self._metrics, self._server = audit, metrics, server
-        self._known: frozenset[str] | None = None
+    def __init__(self, audit: AuditLog, metrics: Metrics) -> None:
+        self._audit, self._metrics = audit, metrics
         self._failures: dict[tuple[str, str], datetime] = {}  # last failure per (caller, tool), for repeat counts
         self._lock = threading.Lock()
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
         """Record tools/call requests; pass everything else through."""
-        if ctx.method != "tools/call" or not isinstance(ctx.params, Mapping):
+        params = tool_call(ctx)
+        if params is None:
             return await call_next(ctx)
-        tool = await self.tool_name(ctx.params.get("name"))
+        tool = tool_label(params.get("name"))
         started_at, started = now(), time.perf_counter()
         try:
             result = await call_next(ctx)
         except MCPError as error:
-            kind = "unknown_tool" if tool == UNKNOWN_TOOL else f"jsonrpc_{error.error.code}"
-            self._observe(ctx.params, tool, started_at, started, "protocol_error", kind, replayed=False)
+            kind = "unknown_tool" if tool == UNKNOWN else f"jsonrpc_{error.error.code}"
+            self._observe(params, tool, started_at, started, "protocol_error", kind, replayed=False)
             raise
         except Exception:
-            self._observe(ctx.params, tool, started_at, started, "protocol_error", "internal", replayed=False)
+            self._observe(params, tool, started_at, started, "protocol_error", "internal", replayed=False)
             raise
         outcome, kind, replayed = classify(result)
-        self._observe(ctx.params, tool, started_at, started, outcome, kind, replayed)
+        self._observe(params, tool, started_at, started, outcome, kind, replayed)
         return result
-
-    async def tool_name(self, name: Any) -> str:
-        """`name` if this server has that tool, else UNKNOWN_TOOL: callers cannot invent audit values or series."""
-        if self._known is None:
-            self._known = frozenset(tool.name for tool in await self._server.list_tools())
-        return name if isinstance(name, str) and name in self._known else UNKNOWN_TOOL
 
     def _observe(
         self,
@@ -83,11 +75,10 @@ class CallRecorder:
         kind: str | None,
         replayed: bool,
     ) -> None:
-        token = get_access_token()
-        caller = (token.subject or token.client_id) if token else "anonymous"
+        caller = current_caller_id()
         resumed = bool(params.get("inputResponses"))
         retries = [k for k, happened in (("input_required", resumed), ("replay", replayed)) if happened]
-        if self._repeats_failure(caller, tool, at, outcome in ("tool_error", "protocol_error")):
+        if self._repeats_failure(caller, tool, at, outcome in FAILED):
             retries.append("repeat_after_failure")
         valid = kind not in ARGUMENT_ERRORS
         self._metrics.observe(tool, outcome, valid, retries, seconds)
@@ -107,12 +98,12 @@ class CallRecorder:
         )
 
     def _repeats_failure(self, caller: str, tool: str, at: datetime, failed: bool) -> bool:
-        """Whether this call follows a failed call of the same tool by the same caller within five minutes."""
+        """Whether this call repeats a failure (domain.calls.repeats_failure); remember it if it failed itself."""
         with self._lock:
             previous = self._failures.pop((caller, tool), None)
             if failed:
                 self._failures[(caller, tool)] = at
-        return previous is not None and at - previous <= REPEAT_WINDOW
+        return repeats_failure(previous, at)
 
 
 def classify(result: HandlerResult) -> tuple[str, str | None, bool]:

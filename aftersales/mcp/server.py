@@ -4,6 +4,7 @@ from mcp.server.mcpserver import MCPServer, RequestStateSecurity
 
 from aftersales import __version__
 from aftersales.app import App
+from aftersales.domain.calls import TOOL_NAMES
 from aftersales.mcp import tools
 from aftersales.mcp.arguments import ArgumentGate
 from aftersales.mcp.ratelimit import Limit, RateLimiter
@@ -39,14 +40,14 @@ def build_server(app: App) -> MCPServer:
         ),
     )
     tools.register(server, app)
-    app.metrics.bind(tools.NAMES, audit_dropped=lambda: app.audit.dropped)
+    app.metrics.bind(TOOL_NAMES, audit_dropped=lambda: app.audit.dropped)
     settings = app.settings
     # Outermost first: advertise only what is served, record what the client finally got, then spend rate tokens,
     # then check the arguments.
     server.middleware.extend(
         [
             ServedSurface(server),
-            CallRecorder(app.audit, app.metrics, server),
+            CallRecorder(app.audit, app.metrics),
             RateLimiter(
                 server,
                 read=Limit(settings.rate_read_per_minute, settings.rate_read_burst),

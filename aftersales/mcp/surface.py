@@ -14,6 +14,8 @@ from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 
+from aftersales.mcp.requests import params_of
+
 HANDSHAKES = ("initialize", "server/discover")
 
 
@@ -25,9 +27,8 @@ class ServedSurface:
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
         """Trim handshake capabilities; refuse unknown names before the SDK turns them into internal errors."""
-        params = ctx.params if isinstance(ctx.params, Mapping) else {}
         if ctx.method == "prompts/get":
-            await self._check_prompt(params.get("name"))
+            await self._check_prompt(params_of(ctx).get("name"))
         result = await call_next(ctx)
         if ctx.method in HANDSHAKES and isinstance(result, Mapping):
             return await self._trim(dict(result))

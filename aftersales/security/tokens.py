@@ -19,7 +19,6 @@ class TokenClaims:
     """What a verified token says."""
 
     caller: Caller
-    issued_at: datetime
     expires_at: datetime
     world: str | None = None  # every request made with the token runs in this world; None: the default world
 
@@ -33,6 +32,7 @@ def issue(
     keys: list[str], caller_id: str, scopes: list[str], ttl: timedelta, now: datetime, world: str | None = None
 ) -> str:
     """Sign a token for `caller_id` with `scopes`, valid from `now` for `ttl`, bound to `world` when given."""
+    # "iat" is there for a person reading a token; verification needs only "exp".
     claims = {"sub": caller_id, "scp": sorted(scopes), "iat": int(now.timestamp()), "exp": int((now + ttl).timestamp())}
     if world is not None:
         claims["wld"] = world
@@ -44,10 +44,7 @@ def verify(keys: list[str], token: str, now: datetime) -> TokenClaims:
     try:
         claims = _serializer(keys).loads(token)
         caller = Caller(id=str(claims["sub"]), scopes=frozenset(map(str, claims["scp"])))
-        issued, expires = (
-            datetime.fromtimestamp(claims["iat"], now.tzinfo),
-            datetime.fromtimestamp(claims["exp"], now.tzinfo),
-        )
+        expires = datetime.fromtimestamp(claims["exp"], now.tzinfo)
         world = claims.get("wld")
         if world is not None and not isinstance(world, str):
             raise TypeError("the world claim is not a name")
@@ -55,4 +52,4 @@ def verify(keys: list[str], token: str, now: datetime) -> TokenClaims:
         raise InvalidToken("the bearer token is malformed or not signed by this server") from None
     if now >= expires:
         raise InvalidToken(f"the bearer token expired at {expires:%Y-%m-%d %H:%M} UTC")
-    return TokenClaims(caller=caller, issued_at=issued, expires_at=expires, world=world)
+    return TokenClaims(caller=caller, expires_at=expires, world=world)

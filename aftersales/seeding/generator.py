@@ -1,38 +1,21 @@
 """A deterministic world generator: the same seed always gives the same dataset."""
 
 import random
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Connection, text
-
-from aftersales.domain.enums import (
-    Channel,
-    EventType,
-    OrderStatus,
-    PaymentMethod,
-    ReasonCode,
-    RefundMethod,
-    TicketKind,
-    TicketStatus,
-    Tier,
-)
-from aftersales.domain.policy import CATEGORY_POLICIES, KIND_STATUSES
-from aftersales.domain.refunds import LineFacts, compute_refund
-from aftersales.seeding.catalog import CUSTOMER_WORDS, GIVEN_NAMES, PRODUCTS, SURNAMES
+from aftersales.domain.enums import OrderStatus, ReasonCode, RefundMethod, TicketKind, TicketStatus, Tier
+from aftersales.domain.policy import CATEGORY_POLICIES, KIND_STATUSES, THRESHOLDS, CategoryPolicy, Thresholds
+from aftersales.seeding import tickets as ticket_builder
+from aftersales.seeding.catalog import GIVEN_NAMES, PRODUCTS, SURNAMES
+from aftersales.seeding.orders import category_rows, goods_minor, order_number, order_rows, order_status_for
 from aftersales.seeding.stories import STORIES, Story
-from aftersales.seeding.timelines import timeline_for
-from aftersales.settings import Settings
+from aftersales.seeding.tickets import CURRENCY, Plan, SeedLine
 
 ANCHOR = datetime(2026, 11, 30, tzinfo=UTC)
 DEFAULT_SEED = 20261130
-CURRENCY = "CNY"
-CHANNELS = [c.value for c in Channel]
-PAYMENTS, PAYMENT_WEIGHTS = [p.value for p in PaymentMethod], [55, 90, 100]
-REVIEW_ABOVE_MINOR = Settings.model_fields["review_above_minor"].default
-WINDOWS = {policy.code: policy.return_window_days for policy in CATEGORY_POLICIES}
-FEES = {policy.code: policy.restocking_fee_bps for policy in CATEGORY_POLICIES}
 
 
 @dataclass
@@ -44,109 +27,37 @@ class World:
     stories: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
-def order_status_for(rng: random.Random, age: timedelta) -> OrderStatus:
-    """A fulfilment status that fits how long ago the order was placed."""
-    if rng.random() < 0.06:
-        return OrderStatus.CANCELLED
-    if age < timedelta(days=1.5):
-        return rng.choice([OrderStatus.PENDING, OrderStatus.SHIPPED])
-    if age < timedelta(days=5):
-        return rng.choice([OrderStatus.SHIPPED, OrderStatus.SHIPPED, OrderStatus.DELIVERED])
-    return OrderStatus.DELIVERED
-
-
-def order_rows(
-    rng: random.Random,
-    order_id: str,
-    customer_id: str,
-    placed: datetime,
-    status: OrderStatus,
-    items: list[tuple[dict[str, Any], int]],
-    anchor: datetime,
-    delivered: datetime | None = None,
-) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """One order and its lines as rows; the order-level discount is shared across lines by value."""
-    gross = sum(product["price_minor"] * quantity for product, quantity in items)
-    discount = rng.choice([0, 0, 0, gross // 20, gross // 10]) if gross > 10000 else 0
-    shipped = placed + timedelta(hours=rng.randint(6, 40)) if status is not OrderStatus.PENDING else None
-    if status is OrderStatus.CANCELLED:
-        shipped = None
-    if status is OrderStatus.DELIVERED:
-        latest = anchor - timedelta(hours=2)
-        delivered = delivered or min(latest, (shipped or placed) + timedelta(hours=rng.randint(20, 90)))
-        shipped = min(shipped or placed, delivered - timedelta(hours=20))
-        placed = min(placed, shipped - timedelta(hours=6))
-    order = {
-        "id": order_id,
-        "customer_id": customer_id,
-        "channel": rng.choice(CHANNELS),
-        "payment_method": rng.choices(PAYMENTS, cum_weights=PAYMENT_WEIGHTS)[0],
-        "status": status.value,
-        "currency": CURRENCY,
-        "placed_at": placed,
-        "shipped_at": shipped,
-        "delivered_at": delivered if status is OrderStatus.DELIVERED else None,
-        "shipping_fee_minor": 0 if gross >= 19900 else 1000,  # free shipping from ¥199
-        "discount_minor": discount,
-    }
-    lines, remaining = [], discount
-    for line_no, (product, quantity) in enumerate(items, start=1):
-        line_gross = product["price_minor"] * quantity
-        share = remaining if line_no == len(items) else discount * line_gross // gross
-        remaining -= share
-        lines.append(
-            {
-                "order_id": order_id,
-                "line_no": line_no,
-                "sku": product["sku"],
-                "quantity": quantity,
-                "unit_price_minor": product["price_minor"],
-                "discount_minor": share,
-            }
-        )
-    return order, lines
-
-
-def category_rows() -> list[dict[str, Any]]:
-    """The categories table, from the policy."""
-    return [
-        {
-            "code": p.code,
-            "name": p.name,
-            "return_window_days": p.return_window_days,
-            "restocking_fee_bps": p.restocking_fee_bps,
-        }
-        for p in CATEGORY_POLICIES
-    ]
-
-
-def advance_event_sequence(connection: Connection) -> None:
-    """Explicit event ids bypass PostgreSQL's serial sequence; move it past them so new events get fresh ids."""
-    if connection.dialect.name == "postgresql":
-        top = connection.scalar(text("SELECT coalesce(max(id), 1) FROM ticket_events"))
-        connection.execute(text("SELECT setval(pg_get_serial_sequence('ticket_events', 'id'), :top)"), {"top": top})
-
-
-def generate(customers: int = 300, orders: int = 1500, tickets: int = 400, seed: int = DEFAULT_SEED) -> World:
-    """Build the world: catalogue, customers, orders with lines, and tickets with timelines."""
-    builder = Builder(random.Random(seed))
+def generate(
+    customers: int = 300,
+    orders: int = 1500,
+    tickets: int = 400,
+    seed: int = DEFAULT_SEED,
+    thresholds: Thresholds = THRESHOLDS,
+    categories: Iterable[CategoryPolicy] = CATEGORY_POLICIES,
+) -> World:
+    """Build the world: catalogue, customers, orders with lines, and tickets with timelines, under one policy."""
+    builder = Builder(random.Random(seed), categories)
     builder.catalogue()
     builder.customers(customers)
     builder.orders(orders)
-    builder.tickets(tickets)
+    builder.number_orders()
+    builder.tickets(tickets, thresholds)
     return builder.finish()
 
 
 class Builder:
     """Accumulates rows; every random choice comes from one seeded generator."""
 
-    def __init__(self, rng: random.Random) -> None:
+    def __init__(self, rng: random.Random, categories: Iterable[CategoryPolicy] = CATEGORY_POLICIES) -> None:
         self.rng = rng
+        self.categories = {category.code: category for category in categories}
         self.products: list[dict[str, Any]] = []
         self.customer_rows: list[dict[str, Any]] = []
         self.order_rows: list[dict[str, Any]] = []
         self.line_rows: list[dict[str, Any]] = []
         self.ticket_rows: list[dict[str, Any]] = []
+        self.event_rows: list[dict[str, Any]] = []
+        self.sequences: dict[int, int] = {}
         self.story_refs: dict[str, dict[str, Any]] = {}
         self.used_lines: set[tuple[int, int]] = set()
 
@@ -215,7 +126,7 @@ class Builder:
         items: list[tuple[dict[str, Any], int]],
         delivered: datetime | None = None,
     ) -> dict[str, Any]:
-        """Append an order and its lines, linked for ticket generation; ids are assigned by finish()."""
+        """Append an order and its lines, linked for ticket generation; ids are assigned by number_orders()."""
         order, lines = order_rows(self.rng, "", customer_id, placed, status, items, ANCHOR, delivered)
         order["_lines"] = []
         for line, (product, _) in zip(lines, items, strict=True):
@@ -225,36 +136,45 @@ class Builder:
         self.order_rows.append(order)
         return order
 
-    def tickets(self, count: int) -> None:
+    def number_orders(self) -> None:
+        """Number orders in placement order, and keep their times to the whole second as they are stored."""
+        for number, order in enumerate(sorted(self.order_rows, key=lambda o: o["placed_at"]), start=1):
+            order["id"] = order_number(order["placed_at"].year, number)  # one count across the years
+            for key in ("placed_at", "shipped_at", "delivered_at"):
+                if order[key] is not None:
+                    order[key] = order[key].replace(microsecond=0)
+
+    def tickets(self, count: int, thresholds: Thresholds) -> None:
         """Story tickets, then every (kind, status) pair, then random pairs, each on its own line."""
+        plans, story_of = [], {}
         for story in STORIES:
             if story.ticket is not None:
-                order = self.story_refs[story.key]["order"]
-                self.story_refs[story.key]["ticket"] = self._add_ticket(order["_lines"][0], *story.ticket)
+                kind, status, reason, method = story.ticket
+                line = self.story_refs[story.key]["order"]["_lines"][0]
+                plans.append(self._plan(line, kind, status, reason, method))
+                story_of[id(plans[-1])] = story.key
         pairs = [(kind, status) for kind, statuses in KIND_STATUSES.items() for status in statuses]
-        remaining = count - len(self.ticket_rows)
+        remaining = count - len(plans)
         # Most tickets in a real queue are closed; every pair still appears at least once.
         weights = [
             {TicketStatus.COMPLETED: 8, TicketStatus.REJECTED: 2, TicketStatus.CANCELLED: 2}.get(status, 1)
             for _, status in pairs
         ]
-        plan = pairs + self.rng.choices(pairs, weights=weights, k=max(0, remaining - len(pairs)))
-        for kind, status in plan[:remaining]:
-            reason = self._reason_for(kind)
+        chosen = pairs + self.rng.choices(pairs, weights=weights, k=max(0, remaining - len(pairs)))
+        for kind, status in chosen[:remaining]:
+            reason = ticket_builder.draw_reason(self.rng, kind)
             line = self._eligible_line(kind, status)
-            self._add_ticket(line, kind, status, reason, self._method_for(kind))
-
-    def _reason_for(self, kind: TicketKind) -> ReasonCode:
-        """A reason that fits the kind (repairs are for faults)."""
-        if kind is TicketKind.REPAIR:
-            return ReasonCode.DEFECTIVE
-        return self.rng.choices(list(ReasonCode), weights=[12, 18, 10, 12, 8, 25, 8, 7])[0]
-
-    def _method_for(self, kind: TicketKind) -> RefundMethod | None:
-        """A refund method for refund kinds, none otherwise."""
-        if not kind.refunds:
-            return None
-        return self.rng.choices(list(RefundMethod), weights=[75, 25])[0]
+            plans.append(self._plan(line, kind, status, reason, ticket_builder.draw_method(self.rng, kind)))
+        scheduled, self.sequences = ticket_builder.schedule(plans, thresholds)
+        for ticket in scheduled:
+            row, events = ticket_builder.build(self.rng, ticket, ANCHOR, thresholds)
+            self.ticket_rows.append(row)
+            self.event_rows.extend(
+                {"ticket_id": row["id"], "occurred_at": at, "type": event.value, "actor": actor, "note": note}
+                for at, event, actor, note in events
+            )
+            if id(ticket.plan) in story_of:
+                self.story_refs[story_of[id(ticket.plan)]]["ticket_id"] = row["id"]
 
     def _eligible_line(self, kind: TicketKind, status: TicketStatus) -> dict[str, Any]:
         """An unused delivered line whose window (or warranty, for repairs) fits the ticket's age."""
@@ -264,87 +184,49 @@ class Builder:
             if order["status"] != OrderStatus.DELIVERED or (id(order), line["line_no"]) in self.used_lines:
                 continue
             age = (ANCHOR - order["delivered_at"]).days
-            window = _window(kind, product)
             # An open ticket was opened in the last few days, so the line must still be inside its window then.
             allowed = product["repairable" if kind is TicketKind.REPAIR else "returnable"]
-            if allowed and age >= 2 and (not status.is_open or age < window + 2):
+            if (
+                allowed
+                and age >= 2
+                and (not status.is_open or age < ticket_builder.open_for_days(self._seed_line(line), kind) + 2)
+            ):
                 return line
         raise RuntimeError(f"no order line fits a {kind} ticket in status {status}; generate more orders")
 
-    def _add_ticket(
+    def _plan(
         self,
         line: dict[str, Any],
         kind: TicketKind,
         status: TicketStatus,
         reason: ReasonCode,
         method: RefundMethod | None,
-    ) -> dict[str, Any]:
-        """Append a ticket on `line` with a coherent timeline inside the line's window."""
-        order, product = line["order"], line["_product"]
-        self.used_lines.add((id(order), line["line_no"]))
-        quantity = self.rng.randint(1, line["quantity"])
-        window = _window(kind, product)
-        age = (ANCHOR - order["delivered_at"]).total_seconds() / 86400
-        # Open tickets are recent; closed ones may be old. Either way inside the window.
+    ) -> Plan:
+        """A ticket on `line` opened inside its window: recently when still open, at any time when closed."""
+        self.used_lines.add((id(line["order"]), line["line_no"]))
+        seed_line = self._seed_line(line)
+        window = ticket_builder.open_for_days(seed_line, kind)
+        age = (ANCHOR - seed_line.delivered_at).total_seconds() / 86400
         latest = min(age - 0.2, window - 0.2)
         earliest = max(0.05, latest - (3 if status.is_open else window))
-        created = order["delivered_at"] + timedelta(days=self.rng.uniform(earliest, max(earliest, latest)))
-        created = min(created, ANCHOR - timedelta(hours=6))
-        facts = LineFacts(
-            unit_price_minor=line["unit_price_minor"],
-            quantity=line["quantity"],
-            discount_minor=line["discount_minor"],
-            order_goods_minor=sum(x["unit_price_minor"] * x["quantity"] - x["discount_minor"] for x in order["_lines"]),
-            shipping_fee_minor=order["shipping_fee_minor"],
-            restocking_fee_bps=FEES[product["category_code"]],
+        created = seed_line.delivered_at + timedelta(days=self.rng.uniform(earliest, max(earliest, latest)))
+        created = min(created, ANCHOR - timedelta(hours=6)).replace(microsecond=0)
+        return Plan(seed_line, kind, status, reason, method, created)
+
+    def _seed_line(self, line: dict[str, Any]) -> SeedLine:
+        """A line as the ticket builder takes it."""
+        order, product = line["order"], line["_product"]
+        return ticket_builder.seed_line(
+            order, line, product, self.categories[product["category_code"]], goods_minor(order["_lines"])
         )
-        breakdown = compute_refund(facts, quantity, reason, kind)
-        # Mirrors the live policy: large refunds are reviewed; so is anything that ended up under review or rejected.
-        reviewed = breakdown.total_minor > REVIEW_ABOVE_MINOR or status in (
-            TicketStatus.UNDER_REVIEW,
-            TicketStatus.REJECTED,
-        )
-        events = timeline_for(kind, status, created, self.rng, ANCHOR, reviewed)
-        ticket = {
-            "id": "",  # numbered by creation time in finish()
-            "order_id": order,
-            "line_no": line["line_no"],
-            "customer_id": order["customer_id"],
-            "quantity": quantity,
-            "kind": kind.value,
-            "reason_code": reason.value,
-            "description": self.rng.choice(CUSTOMER_WORDS[reason.value]),
-            "refund_method": method.value if method else None,
-            "currency": CURRENCY,
-            "item_amount_minor": breakdown.item_amount_minor,
-            "restocking_fee_minor": breakdown.restocking_fee_minor,
-            "shipping_refund_minor": breakdown.shipping_refund_minor,
-            "refund_total_minor": breakdown.total_minor,
-            "status": status.value,
-            "created_by": "seed",
-            "created_at": created,
-            "updated_at": events[-1][0],
-            "_events": events,
-        }
-        self.ticket_rows.append(ticket)
-        return ticket
 
     def finish(self) -> World:
-        """Number orders and tickets in time order and flatten rows into tables."""
-        for number, order in enumerate(sorted(self.order_rows, key=lambda o: o["placed_at"]), start=1):
-            order["id"] = f"O-{order['placed_at'].year}-{number:06d}"
-        sequences: dict[int, int] = {}
-        for ticket in sorted(self.ticket_rows, key=lambda t: t["created_at"]):
-            year = ticket["created_at"].year
-            sequences[year] = sequences.get(year, 0) + 1
-            ticket["id"] = f"T-{year}-{sequences[year]:04d}"
-        for row in [*self.order_rows, *self.ticket_rows, *self.customer_rows]:
-            for key, value in row.items():
-                if isinstance(value, datetime):
-                    row[key] = value.replace(microsecond=0)  # whole seconds, like the timeline events
+        """Flatten rows into tables, in id order."""
+        for row in self.customer_rows:
+            row["created_at"] = row["created_at"].replace(microsecond=0)
         world = World(anchor=ANCHOR)
         world.tables = {
-            "categories": category_rows(),
+            "categories": category_rows(self.categories.values()),
             "products": self.products,
             "customers": self.customer_rows,
             "orders": [_public(o) for o in sorted(self.order_rows, key=lambda o: o["id"])],
@@ -352,41 +234,23 @@ class Builder:
                 {**_public(line), "order_id": line["order"]["id"]}
                 for line in sorted(self.line_rows, key=lambda x: (x["order"]["id"], x["line_no"]))
             ],
-            "tickets": [
-                {**_public(t), "order_id": t["order_id"]["id"]} for t in sorted(self.ticket_rows, key=lambda t: t["id"])
+            "tickets": sorted(self.ticket_rows, key=lambda t: t["id"]),
+            "ticket_events": [
+                {"id": number, **event}
+                for number, event in enumerate(sorted(self.event_rows, key=lambda e: e["ticket_id"]), start=1)
             ],
-            "ticket_events": [],
-            "ticket_sequences": [{"year": y, "last_value": n} for y, n in sorted(sequences.items())],
+            "ticket_sequences": [{"year": y, "last_value": n} for y, n in sorted(self.sequences.items())],
         }
-        for ticket in sorted(self.ticket_rows, key=lambda t: t["id"]):
-            for at, kind, actor, note in ticket["_events"]:
-                world.tables["ticket_events"].append(
-                    {
-                        "id": len(world.tables["ticket_events"]) + 1,
-                        "ticket_id": ticket["id"],
-                        "occurred_at": at,
-                        "type": kind.value if isinstance(kind, EventType) else kind,
-                        "actor": actor,
-                        "note": note,
-                    }
-                )
         world.stories = {
             key: {
                 "order_id": ref["order"]["id"],
                 "customer_id": ref["customer_id"],
                 "sku": ref["sku"],
-                **({"ticket_id": ref["ticket"]["id"]} if "ticket" in ref else {}),
+                **({"ticket_id": ref["ticket_id"]} if "ticket_id" in ref else {}),
             }
             for key, ref in self.story_refs.items()
         }
         return world
-
-
-def _window(kind: TicketKind, product: dict[str, Any]) -> int:
-    """Days after delivery in which a ticket of this kind may be opened (warranty for repairs)."""
-    if kind is TicketKind.REPAIR:
-        return 30 * product["warranty_months"]
-    return WINDOWS[product["category_code"]]
 
 
 def _public(row: dict[str, Any]) -> dict[str, Any]:

@@ -6,7 +6,8 @@ from typing import Any
 
 from sqlalchemy import Engine, insert, select
 
-from aftersales.seeding.generator import World, advance_event_sequence
+from aftersales.seeding.generator import World
+from aftersales.seeding.orders import advance_event_sequence
 from aftersales.storage.models import Base
 
 # Insert order respects foreign keys.

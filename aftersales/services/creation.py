@@ -1,64 +1,47 @@
 """Opening tickets: assess a request without writing, then create it once, idempotently."""
 
-import json
 import logging
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from sqlalchemy.exc import IntegrityError
-
 from aftersales.domain.callers import Caller
 from aftersales.domain.creation import (
     TicketRequest,
-    check_no_open_ticket,
     check_quote,
     check_refund_method,
-    differing_fields,
-    idempotency_conflict,
     missing_refund_method,
     needs_review,
 )
-from aftersales.domain.eligibility import (
-    LineContext,
-    allowed_refund_methods,
-    check_delivered,
-    check_quantity,
-    check_window,
-)
+from aftersales.domain.eligibility import LineContext, allowed_refund_methods, check_ticket
 from aftersales.domain.enums import EventType, RefundMethod, TicketStatus
 from aftersales.domain.errors import AfterSalesError, Retryable
 from aftersales.domain.money import format_money
+from aftersales.domain.policy import Thresholds
 from aftersales.domain.refunds import Breakdown, compute_refund
-from aftersales.services.housekeeping import Occasionally
+from aftersales.domain.tickets import NewTicket, TimelineEntry, ticket_number
+from aftersales.services import idempotency
 from aftersales.services.lines import line_context
 from aftersales.services.quotes import quote_for_use
 from aftersales.services.tickets import ticket_view
 from aftersales.services.views import CreateResult
-from aftersales.storage.models import IdempotencyRecord, Ticket, TicketEvent
+from aftersales.storage.errors import Conflict
 from aftersales.storage.unit_of_work import UnitOfWork
 
-TOOL = "after_sales_create_ticket"
-PURGE = Occasionally()
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class CreationPolicy:
-    """The configured thresholds and lifetimes creation works with."""
+@dataclass(frozen=True, kw_only=True)
+class CreationPolicy(Thresholds):
+    """The configured thresholds, and the lifetimes of quotes and idempotency keys, creation works with."""
 
     quote_ttl: timedelta
     idempotency_ttl: timedelta
-    confirm_above_minor: int
-    review_above_minor: int
-    review_recent_tickets: int
-    review_window: timedelta
 
 
 @dataclass(frozen=True)
 class Assessment:
-    """What a request would do, worked out before anything is written."""
+    """What a request would do, worked out before anything is written: a replay, or what creation needs."""
 
-    error: AfterSalesError | None = None
     replay: CreateResult | None = None
     line: LineContext | None = None
     breakdown: Breakdown | None = None
@@ -67,18 +50,18 @@ class Assessment:
 
     @property
     def actionable(self) -> bool:
-        """Whether creation may go ahead (no error, not a replay)."""
-        return self.error is None and self.replay is None and self.line is not None
+        """Whether creation may go ahead (not a replay)."""
+        return self.replay is None and self.line is not None
 
     @property
     def needs_method(self) -> bool:
         """A refund kind with no method yet: the person must choose."""
         return self.actionable and bool(self.allowed_methods) and self.method is None
 
-    def needs_confirmation(self, policy: CreationPolicy) -> bool:
+    def needs_confirmation(self, policy: Thresholds) -> bool:
         """Refunds above the threshold are confirmed by a person."""
         return (
-            self.actionable and self.breakdown is not None and (self.breakdown.total_minor > policy.confirm_above_minor)
+            self.actionable and self.breakdown is not None and self.breakdown.total_minor > policy.confirm_above_minor
         )
 
 
@@ -106,32 +89,32 @@ def assess(
     policy: CreationPolicy,
     key_claimed: bool = False,
 ) -> Assessment:
-    """Check every rule and work out the amounts; errors are returned, not raised."""
+    """Check every rule and work out the amounts; a broken rule is raised, a used key replays."""
+    if not key_claimed and (replay := idempotency.find(uow, caller, request, now)) is not None:
+        return Assessment(replay=replay)
     try:
-        record = None if key_claimed else uow.idempotency.find(caller.id, TOOL, request.idempotency_key, now)
-        if record is not None:
-            return Assessment(replay=_replay(record, request))
-        line = line_context(uow, request.order_id, request.line_no)
-        check_delivered(line)
-        check_window(line, request.kind, now)
-        check_no_open_ticket(uow.tickets.open_ticket_on(line.order_id, line.line_no), line.order_id, line.line_no)
-        check_quantity(line, request.quantity)
-        allowed = allowed_refund_methods(line.payment_method) if request.kind.refunds else []
-        check_refund_method(request.kind, request.refund_method, allowed)
-        method = request.refund_method or (allowed[0] if len(allowed) == 1 else None)
-        breakdown = _amounts(uow, caller, request, line, now, policy)
-        return Assessment(line=line, breakdown=breakdown, allowed_methods=allowed, method=method)
-    except AfterSalesError as error:
+        return _checked(uow, caller, request, now, policy)
+    except AfterSalesError:
         if not key_claimed:
             # Read committed: a same-key call may have committed between our key lookup and the rule that
             # failed (its new open ticket, say). Its record then answers for us.
-            late = uow.idempotency.find(caller.id, TOOL, request.idempotency_key, now)
+            late = idempotency.find(uow, caller, request, now)
             if late is not None:
-                try:
-                    return Assessment(replay=_replay(late, request))
-                except AfterSalesError as conflict:
-                    return Assessment(error=conflict)
-        return Assessment(error=error)
+                return Assessment(replay=late)
+        raise
+
+
+def _checked(
+    uow: UnitOfWork, caller: Caller, request: TicketRequest, now: datetime, policy: CreationPolicy
+) -> Assessment:
+    """The line's rules, the refund method's, and the amounts."""
+    line = line_context(uow, request.order_id, request.line_no)
+    check_ticket(line, request.kind, request.quantity, now)
+    allowed = allowed_refund_methods(line.payment_method) if request.kind.refunds else []
+    check_refund_method(request.kind, request.refund_method, allowed)
+    method = request.refund_method or (allowed[0] if len(allowed) == 1 else None)
+    breakdown = _amounts(uow, caller, request, line, now, policy)
+    return Assessment(line=line, breakdown=breakdown, allowed_methods=allowed, method=method)
 
 
 def _amounts(
@@ -146,36 +129,11 @@ def _amounts(
             "order_id": quote.order_id,
             "line_no": quote.line_no,
             "quantity": quote.quantity,
-            "reason_code": quote.reason_code,
+            "reason_code": quote.reason.value,
         },
         request,
     )
-    return Breakdown(quote.item_amount_minor, quote.restocking_fee_minor, quote.shipping_refund_minor)
-
-
-def _replay(record: IdempotencyRecord, request: TicketRequest) -> CreateResult:
-    """The stored result of the key's first call, or the error naming what changed."""
-    stored = json.loads(record.arguments)
-    fields = differing_fields(stored, request.arguments())
-    if fields:
-        raise idempotency_conflict(request.idempotency_key, fields, stored, request.arguments())
-    if record.result is None:  # only visible to a reader racing the creating transaction
-        raise Retryable(
-            f'A request with idempotency_key "{request.idempotency_key}" is still being processed.',
-            "One key creates at most one ticket; the first call is finishing now.",
-            "Retry the same call in 1 second to receive its result.",
-            retry_after=1.0,
-        )
-    first = CreateResult.model_validate_json(record.result)
-    ticket_id = first.ticket.ticket_id if first.ticket else "the ticket"
-    return first.model_copy(
-        update={
-            "outcome": "replayed",
-            "next_step": f"This request was already handled: {ticket_id} was created by the first call and no "
-            f"new ticket was made. Do not call again; use after_sales_query_ticket with {ticket_id} for its current "
-            "state.",
-        }
-    )
+    return quote.refund
 
 
 def create_ticket(
@@ -196,59 +154,27 @@ def create_ticket(
     """
     try:
         with uow:
-            # This key's own expired record must go before it can be claimed again; the rest only now and then.
-            uow.idempotency.drop_expired(caller.id, TOOL, request.idempotency_key, now)
-            if PURGE.due(now):
-                uow.idempotency.purge_expired(now)
-            existing = uow.idempotency.find(caller.id, TOOL, request.idempotency_key, now)
-            if existing is not None:
-                return _replay(existing, request)
-            # Claim the key before checking any rule: a concurrent call with the same key now waits on (or fails)
-            # the unique constraint instead of racing us through the rules. A broken rule rolls the claim back.
-            record = _claim(uow, caller, request, now, policy)
-            fresh = checked is not None and checked.actionable
-            assessment = checked if fresh else assess(uow, caller, request, now, policy, key_claimed=True)
-            if assessment.error is not None:
-                raise assessment.error
-            result = _insert(uow, caller, request, assessment, decisions, now, policy)
-            record.result, record.ticket_id = (
-                result.model_dump_json(),
-                result.ticket.ticket_id if result.ticket else None,
-            )
+            replay = idempotency.claim(uow, caller, request, now, policy.idempotency_ttl)
+            if replay is not None:
+                return replay
+            if checked is None or not checked.actionable:
+                checked = assess(uow, caller, request, now, policy, key_claimed=True)
+            result = _insert(uow, caller, request, checked, decisions, now, policy)
+            idempotency.remember(uow, caller, request, result)
             uow.commit()
             return result
-    except IntegrityError:
+    except Conflict:
         # A concurrent call won the race for this key or this order line; answer as if we had come second.
         log.info("create_ticket lost a race for key %s; re-reading", request.idempotency_key)
-        with uow:
-            assessment = assess(uow, caller, request, now, policy)
-        if assessment.replay is not None:
-            return assessment.replay
-        if assessment.error is not None:
-            raise assessment.error from None
-        raise Retryable(
-            "Another request changed this order line at the same moment.",
-            "Tickets are created one at a time per order line.",
-            "Retry the same call (same idempotency_key) in 1 second.",
-        ) from None
-
-
-def _claim(
-    uow: UnitOfWork, caller: Caller, request: TicketRequest, now: datetime, policy: CreationPolicy
-) -> IdempotencyRecord:
-    """Insert the key's record, result still empty, inside the creating transaction."""
-    record = IdempotencyRecord(
-        caller=caller.id,
-        tool=TOOL,
-        key=request.idempotency_key,
-        fingerprint=request.fingerprint(),
-        arguments=json.dumps(request.arguments(), sort_keys=True),
-        result=None,
-        created_at=now,
-        expires_at=now + policy.idempotency_ttl,
+    with uow:
+        second = assess(uow, caller, request, now, policy)
+    if second.replay is not None:
+        return second.replay
+    raise Retryable(
+        "Another request changed this order line at the same moment.",
+        "Tickets are created one at a time per order line.",
+        "Retry the same call (same idempotency_key) in 1 second.",
     )
-    uow.idempotency.claim(record)
-    return record
 
 
 def _insert(
@@ -262,57 +188,50 @@ def _insert(
 ) -> CreateResult:
     """Number the ticket and write it with its first events."""
     line, breakdown = assessment.line, assessment.breakdown
-    assert line is not None and breakdown is not None
+    assert line is not None and breakdown is not None  # an actionable assessment has both
     method = request.refund_method or decisions.method or assessment.method
     if request.kind.refunds and method is None:
         raise missing_refund_method(request.kind, assessment.allowed_methods)
     check_refund_method(request.kind, method, assessment.allowed_methods)
     recent = uow.tickets.opened_since(line.customer_id, now - policy.review_window)
     review = needs_review(breakdown.total_minor, policy.review_above_minor, recent, policy.review_recent_tickets)
-    ticket = Ticket(
-        id=f"T-{now.year}-{uow.tickets.next_number(now.year):04d}",
+    ticket = NewTicket(
+        id=ticket_number(now.year, uow.tickets.next_number(now.year)),
         order_id=line.order_id,
         line_no=line.line_no,
         customer_id=line.customer_id,
         quantity=request.quantity,
-        kind=request.kind.value,
-        reason_code=request.reason.value,
+        kind=request.kind,
+        reason=request.reason,
         description=request.description,
-        refund_method=method.value if method else None,
+        refund_method=method,
         currency=line.currency,
-        item_amount_minor=breakdown.item_amount_minor,
-        restocking_fee_minor=breakdown.restocking_fee_minor,
-        shipping_refund_minor=breakdown.shipping_refund_minor,
-        refund_total_minor=breakdown.total_minor,
-        status=(TicketStatus.UNDER_REVIEW if review else TicketStatus.APPROVED).value,
+        refund=breakdown,
+        status=TicketStatus.UNDER_REVIEW if review else TicketStatus.APPROVED,
         created_by=caller.id,
         created_at=now,
-        updated_at=now,
     )
-    uow.tickets.add(ticket, _first_events(ticket, caller, decisions, review, now))
+    uow.tickets.add(ticket, _first_events(ticket, caller, decisions, review))
     view = ticket_view(uow, ticket.id)
-    result = CreateResult(
+    return CreateResult(
         outcome="created",
         ticket=view,
         next_step=f"Tell the customer their ticket number is {ticket.id}. {view.next_step}",
     )
-    return result
 
 
-def _first_events(
-    ticket: Ticket, caller: Caller, decisions: Decisions, review: bool, now: datetime
-) -> list[TicketEvent]:
+def _first_events(ticket: NewTicket, caller: Caller, decisions: Decisions, review: bool) -> list[TimelineEntry]:
     """The timeline a new ticket starts with, including how a large refund was confirmed."""
     words = ticket.description if len(ticket.description) <= 120 else ticket.description[:117] + "..."
-    amount = format_money(ticket.refund_total_minor, ticket.currency)
-    steps: list[tuple[EventType, str, str]] = [
-        (EventType.CREATED, caller.id, f'Opened by {caller.id} for the customer: "{words}"')
-    ]
+    amount = format_money(ticket.refund.total_minor, ticket.currency)
+    events = [ticket.entry(EventType.CREATED, caller.id, f'Opened by {caller.id} for the customer: "{words}"')]
     if decisions.confirmation == "person":
-        steps.append((EventType.NOTE, "customer", f"The customer confirmed the refund of {amount} in the client."))
+        events.append(
+            ticket.entry(EventType.NOTE, "customer", f"The customer confirmed the refund of {amount} in the client.")
+        )
     elif decisions.confirmation == "host":
-        steps.append(
-            (
+        events.append(
+            ticket.entry(
                 EventType.NOTE,
                 "system",
                 f"Confirmation of the {amount} refund was left to the host "
@@ -320,13 +239,12 @@ def _first_events(
             )
         )
     if review:
-        steps.append((EventType.REVIEW_STARTED, "system", "Queued for a specialist's review."))
+        events.append(ticket.entry(EventType.REVIEW_STARTED, "system", "Queued for a specialist's review."))
     else:
-        steps.append((EventType.APPROVED, "system", "Approved automatically under the after-sales policy."))
-    return [
-        TicketEvent(ticket_id=ticket.id, occurred_at=now, type=kind.value, actor=actor, note=note)
-        for kind, actor, note in steps
-    ]
+        events.append(
+            ticket.entry(EventType.APPROVED, "system", "Approved automatically under the after-sales policy.")
+        )
+    return events
 
 
 def not_created(reason: str) -> CreateResult:

@@ -49,4 +49,5 @@ def line_context(uow: UnitOfWork, order_id: str, line_no: int) -> LineContext:
             restocking_fee_bps=row.restocking_fee_bps,
         ),
         committed_quantity=int(row.committed_quantity),
+        open_ticket_id=row.open_ticket_id,
     )

@@ -4,23 +4,17 @@ from datetime import datetime, timedelta
 
 from aftersales.clock import as_utc, iso
 from aftersales.domain.callers import Caller
-from aftersales.domain.eligibility import (
-    allowed_refund_methods,
-    check_delivered,
-    check_quantity,
-    check_window,
-    policy_notes,
-)
+from aftersales.domain.eligibility import allowed_refund_methods, check_estimate, policy_notes
 from aftersales.domain.enums import ReasonCode, TicketKind
 from aftersales.domain.errors import HandleExpired, NotFound
 from aftersales.domain.money import format_money
+from aftersales.domain.quotes import Quote
 from aftersales.domain.refunds import compute_refund
 from aftersales.durations import describe_duration
 from aftersales.ids import new_id
 from aftersales.services.housekeeping import Occasionally
 from aftersales.services.lines import line_context
 from aftersales.services.views import ItemView, QuoteView
-from aftersales.storage.models import Quote
 from aftersales.storage.unit_of_work import UnitOfWork
 
 # Expired quotes stay answerable as "expired" this long before they are purged.
@@ -41,9 +35,7 @@ def estimate_refund(
     """Check the policy, compute the refund of returning `quantity` units, and store it as the caller's quote."""
     with uow:
         line = line_context(uow, order_id, line_no)
-        check_delivered(line)
-        check_window(line, TicketKind.RETURN_AND_REFUND, now)
-        check_quantity(line, quantity)
+        check_estimate(line, quantity, now)
         breakdown = compute_refund(line.facts, quantity, reason, TicketKind.RETURN_AND_REFUND)
         quote = Quote(
             id=new_id(),
@@ -51,12 +43,9 @@ def estimate_refund(
             order_id=order_id,
             line_no=line_no,
             quantity=quantity,
-            reason_code=reason.value,
+            reason=reason,
             currency=line.currency,
-            item_amount_minor=breakdown.item_amount_minor,
-            restocking_fee_minor=breakdown.restocking_fee_minor,
-            shipping_refund_minor=breakdown.shipping_refund_minor,
-            total_minor=breakdown.total_minor,
+            refund=breakdown,
             created_at=now,
             expires_at=now + ttl,
         )

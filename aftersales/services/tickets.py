@@ -19,35 +19,35 @@ def query_ticket(uow: UnitOfWork, ticket_id: str) -> TicketView:
 
 def ticket_view(uow: UnitOfWork, ticket_id: str) -> TicketView:
     """Build the view of a ticket (shared by query and create) from two indexed queries."""
-    card = uow.tickets.card(ticket_id)
-    if card is None:
+    ticket = uow.tickets.details(ticket_id)
+    if ticket is None:
         raise NotFound(
             f'No ticket numbered "{ticket_id}" exists.',
             "Ticket numbers are issued by after_sales_create_ticket and appear in the customer's confirmation.",
             "Check the number with the customer; if they have none, ask for the order number instead.",
         )
-    kind, status = TicketKind(card.kind), TicketStatus(card.status)
-    method = RefundMethod(card.refund_method) if card.refund_method else None
+    kind, status = TicketKind(ticket.kind), TicketStatus(ticket.status)
+    method = RefundMethod(ticket.refund_method) if ticket.refund_method else None
     refund = None
     if kind.refunds:
         refund = RefundView(
-            amount=card.refund_total_minor,
-            currency=card.currency,
+            amount=ticket.refund_total_minor,
+            currency=ticket.currency,
             method=method,
-            display=format_money(card.refund_total_minor, card.currency),
+            display=format_money(ticket.refund_total_minor, ticket.currency),
         )
     events, total = uow.tickets.timeline(ticket_id, TIMELINE_LIMIT)
     return TicketView(
-        ticket_id=card.id,
-        order_id=card.order_id,
-        item=ItemView(sku=card.sku, name=card.name, quantity=card.quantity),
+        ticket_id=ticket.id,
+        order_id=ticket.order_id,
+        item=ItemView(sku=ticket.sku, name=ticket.name, quantity=ticket.quantity),
         kind=kind,
         status=status,
         stage=stage_of(kind, status),
         refund=refund,
-        created_at=iso(card.created_at),
-        updated_at=iso(card.updated_at),
-        next_step=next_step(kind, status, card.updated_at, refund.display if refund else None, method),
+        created_at=iso(ticket.created_at),
+        updated_at=iso(ticket.updated_at),
+        next_step=next_step(kind, status, ticket.updated_at, refund.display if refund else None, method),
         timeline=[EventView(at=iso(e.occurred_at), event=e.type, actor=e.actor, note=e.note) for e in events],
         timeline_total=total,
     )

@@ -1,26 +1,25 @@
 """SQLAlchemy 2 models; Alembic migrations must match them (a test checks)."""
 
 from datetime import datetime
-from enum import StrEnum
 
 from sqlalchemy import (
     Boolean,
     CheckConstraint,
-    DateTime,
     Float,
     ForeignKey,
     ForeignKeyConstraint,
     Index,
     Integer,
-    MetaData,
     String,
     Text,
     UniqueConstraint,
     text,
 )
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+from sqlalchemy.orm import Mapped, mapped_column, relationship
 
+from aftersales.domain.calls import OUTCOMES
 from aftersales.domain.enums import (
+    CLOSED_STATUSES,
     Channel,
     EventType,
     OrderStatus,
@@ -31,32 +30,17 @@ from aftersales.domain.enums import (
     TicketStatus,
     Tier,
 )
-
-NAMING_CONVENTION = {
-    "ix": "ix_%(column_0_label)s",
-    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
-    "ck": "ck_%(table_name)s_%(constraint_name)s",
-    "fk": "fk_%(table_name)s_%(column_0_N_name)s_%(referred_table_name)s",
-    "pk": "pk_%(table_name)s",
-}
-
-UtcDateTime = DateTime(timezone=True)
-OPEN_TICKET_CONDITION = "status NOT IN ('completed', 'rejected', 'cancelled')"
+from aftersales.storage.base import Base as Base  # re-exported: its metadata holds the tables defined here
+from aftersales.storage.base import UtcDateTime, listed, one_of
 
 
-def one_of(column: str, enum: type[StrEnum], name: str | None = None, nullable: bool = False) -> CheckConstraint:
-    """A CHECK constraint that keeps `column` inside an enum's values."""
-    allowed = ", ".join(f"'{member.value}'" for member in enum)
-    condition = f"{column} IN ({allowed})"
-    if nullable:
-        condition = f"{column} IS NULL OR {condition}"
-    return CheckConstraint(condition, name=name or column)
+def open_ticket_condition(prefix: str = "") -> str:
+    """SQL that holds for tickets not in one of the domain's closed statuses (`prefix`: a table alias and dot)."""
+    return f"{prefix}status NOT IN ({listed(CLOSED_STATUSES)})"
 
 
-class Base(DeclarativeBase):
-    """Declarative base with the constraint naming convention."""
-
-    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+# Migration 0003 wrote this same text for the partial unique index; a test keeps the two identical.
+OPEN_TICKET_CONDITION = open_ticket_condition()
 
 
 class Customer(Base):
@@ -157,11 +141,6 @@ class OrderLine(Base):
 
     order: Mapped[Order] = relationship(back_populates="lines")
     product: Mapped[Product] = relationship(lazy="joined")
-
-    @property
-    def paid_minor(self) -> int:
-        """What the customer paid for this line, after its discount share."""
-        return self.unit_price_minor * self.quantity - self.discount_minor
 
 
 class Ticket(Base):
@@ -278,7 +257,7 @@ class Quote(Base):
 
 
 class IdempotencyRecord(Base):
-    """One intended ticket: the caller's key, the arguments' fingerprint and the stored result."""
+    """One intended ticket: the caller's key, the first call's arguments and the stored result."""
 
     __tablename__ = "idempotency_records"
     __table_args__ = (UniqueConstraint("caller", "tool", "key"),)
@@ -287,7 +266,6 @@ class IdempotencyRecord(Base):
     caller: Mapped[str] = mapped_column(String(64))
     tool: Mapped[str] = mapped_column(String(64))
     key: Mapped[str] = mapped_column(String(64))
-    fingerprint: Mapped[str] = mapped_column(String(64))
     arguments: Mapped[str] = mapped_column(Text)
     result: Mapped[str | None] = mapped_column(Text)
     ticket_id: Mapped[str | None] = mapped_column(ForeignKey("tickets.id"))
@@ -300,7 +278,7 @@ class ToolCall(Base):
 
     __tablename__ = "tool_calls"
     __table_args__ = (
-        CheckConstraint("outcome IN ('ok', 'tool_error', 'protocol_error', 'input_required')", name="outcome"),
+        one_of("outcome", OUTCOMES),
         CheckConstraint("latency_ms >= 0", name="latency_non_negative"),
         Index("ix_tool_calls_tool_called_at", "tool", "called_at"),
     )

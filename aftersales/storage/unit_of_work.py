@@ -1,4 +1,4 @@
-"""One unit of work per use case: it rolls back unless `commit()` is called."""
+"""One unit of work per use case: it rolls back unless `commit()` is called, and speaks the project's exceptions."""
 
 from types import TracebackType
 from typing import Self
@@ -6,22 +6,25 @@ from typing import Self
 from sqlalchemy.orm import Session, sessionmaker
 
 from aftersales.storage.database import WRITE
-from aftersales.storage.repositories import (
-    IdempotencyRepository,
-    OrderRepository,
-    QuoteRepository,
-    TicketRepository,
-)
+from aftersales.storage.errors import database_errors, translate
+from aftersales.storage.handles import IdempotencyRepository, QuoteRepository
+from aftersales.storage.repositories import OrderRepository, TicketRepository
+from aftersales.storage.tool_calls import ToolCallRepository
 
 
 class UnitOfWork:
-    """A database transaction and the repositories that work inside it."""
+    """A database transaction and the repositories that work inside it.
+
+    Driver exceptions raised inside the `with` block leave it translated (storage.errors): a refused write as
+    `Conflict`, an unreachable database as `ServiceUnavailable`.
+    """
 
     session: Session
     tickets: TicketRepository
     orders: OrderRepository
     quotes: QuoteRepository
     idempotency: IdempotencyRepository
+    tool_calls: ToolCallRepository
 
     def __init__(self, session_factory: sessionmaker[Session], write: bool = False) -> None:
         self._session_factory = session_factory
@@ -31,19 +34,30 @@ class UnitOfWork:
         self.session = self._session_factory()
         if self._write:
             # On SQLite this begins with BEGIN IMMEDIATE (see storage.database); elsewhere it is a no-op hint.
-            self.session.connection(execution_options={WRITE: True})
+            try:
+                with database_errors():
+                    self.session.connection(execution_options={WRITE: True})
+            except BaseException:
+                self.session.close()
+                raise
         self.tickets = TicketRepository(self.session)
         self.orders = OrderRepository(self.session)
         self.quotes = QuoteRepository(self.session)
         self.idempotency = IdempotencyRepository(self.session)
+        self.tool_calls = ToolCallRepository(self.session)
         return self
 
     def __exit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         # Anything not committed explicitly is discarded, on success and on error alike.
-        self.session.rollback()
-        self.session.close()
+        with database_errors():
+            try:
+                self.session.rollback()
+            finally:
+                self.session.close()
+        if exc is not None and (translated := translate(exc)) is not exc:
+            raise translated from exc
 
     def commit(self) -> None:
         """Make the work of this unit durable."""

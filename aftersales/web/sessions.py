@@ -21,6 +21,8 @@ from mcp_types import INVALID_REQUEST, ErrorData, JSONRPCError
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
+from aftersales.mcp.caller import caller_id
+
 log = logging.getLogger(__name__)
 
 
@@ -62,7 +64,7 @@ class CallerSessionManager(StreamableHTTPSessionManager):
         if requestor is not None:
             owned = [session for session, owner in self._session_owners.items() if owner == requestor]
             if len(owned) >= self.per_caller:
-                caller = str(requestor["subject"] or requestor["client_id"])
+                caller = caller_id(requestor["subject"], requestor["client_id"])
                 self._evict(self._oldest_idle(owned, caller), caller)
         return super()._admit_session(requestor)
 

@@ -1,11 +1,8 @@
 """worlds registry
 
 Revision ID: 0006
-Revises: 0004
+Revises: 0005
 Create Date: 2026-11-30 07:10:00.000000
-
-Chained after 0004 while issue #11's 0005 is on another branch: when both are merged, set
-`down_revision = "0005"` here (one head again); nothing else in this file depends on 0005.
 """
 
 from collections.abc import Sequence
@@ -14,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0006"
-down_revision: str | None = "0004"
+down_revision: str | None = "0005"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

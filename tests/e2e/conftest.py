@@ -6,11 +6,10 @@ from datetime import timedelta
 import pytest
 
 from aftersales.app import App
-from aftersales.clock import now
 from aftersales.domain.callers import ALL_SCOPES
 from aftersales.mcp.server import build_server
-from aftersales.security import tokens
 from aftersales.web.app import create_web_app
+from tests.support.clients import bearer_token
 from tests.support.web import serving
 
 MODES = ["auto", "legacy"]  # 2026-07-28 (stateless) and 2025-11-25 (initialize handshake)
@@ -40,7 +39,7 @@ def issue_token(app: App):
     """Issue a caller token signed with the app's keys."""
 
     def issue(caller: str = "support-bot", scopes: tuple[str, ...] = ALL_SCOPES, ttl: timedelta = timedelta(days=1)):
-        return tokens.issue(app.caller_keys, caller, list(scopes), ttl, now())
+        return bearer_token(app.caller_keys, caller, scopes, ttl)
 
     return issue
 

@@ -1,4 +1,4 @@
-"""The audit through the real MCP client: hostile arguments and unknown tools never silence it."""
+"""The audit through the real MCP client: arguments kept redacted and cut, and hostile calls never silence it."""
 
 import json
 import re
@@ -14,7 +14,8 @@ from sqlalchemy import Row, select
 
 from aftersales.app import App
 from aftersales.storage.models import ToolCall
-from tests.e2e.helpers import connect
+from tests.support.clients import connect
+from tests.support.creation import create_arguments
 
 pytestmark = pytest.mark.anyio
 QUERY = "after_sales_query_ticket"
@@ -22,15 +23,19 @@ SURROGATE = "T-2026-0357\ud800"
 LONE_ESCAPE = re.compile(rb"(?<!\\)(\\u[dD][89a-fA-F][0-9a-fA-F]{2})")
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def recorded(app: App) -> list[Row]:
     """Every audit record, oldest first, once the queue is written."""
     app.audit.flush()
-    columns = ToolCall.tool, ToolCall.outcome, ToolCall.error_kind, ToolCall.arguments_valid, ToolCall.arguments
+    columns = (
+        ToolCall.tool,
+        ToolCall.caller,
+        ToolCall.outcome,
+        ToolCall.error_kind,
+        ToolCall.arguments_valid,
+        ToolCall.arguments,
+        ToolCall.input_round,
+        ToolCall.replayed,
+    )
     with app.uow() as uow:
         return list(uow.session.execute(select(*columns).order_by(ToolCall.id)))
 
@@ -69,6 +74,26 @@ async def connect_raw(url: str, token: str, mode: str) -> AsyncIterator[Client]:
         Client(streamable_http_client(f"{url}/mcp", http_client=http), mode=mode) as client,
     ):
         yield client
+
+
+async def test_the_audit_keeps_redacted_truncated_arguments(app, server, stories):
+    words = "The zipper broke on the first day and the lining is torn along the seam. " * 4
+    async with connect(server) as client:
+        await client.call_tool(
+            "after_sales_create_ticket",
+            create_arguments(
+                stories["cheap_tshirts_in_window"]["order_id"],
+                reason_code="damaged",
+                description=words[:480],
+                idempotency_key="audit-key-0001",
+                refund_method="store_credit",
+            ),
+        )
+    [row] = [r for r in recorded(app) if r.tool == "after_sales_create_ticket"]
+    kept = json.loads(row.arguments)
+    assert (row.caller, row.outcome, row.input_round, row.replayed) == ("support-bot", "ok", 1, False)
+    assert len(kept["description"]) == 120 and kept["description"].endswith("…")
+    assert kept["idempotency_key"] == "audit-key-0001"
 
 
 async def test_audit_writer_keeps_running_after_a_lone_surrogate(app, server, mode, stories):

@@ -12,6 +12,7 @@ import httpx
 import pytest
 
 from tests.support import conformance, header_proxy
+from tests.support.sessions import ACCEPT, INITIALIZE
 from tests.support.wire import ErrorLog
 
 pytestmark = pytest.mark.http
@@ -35,17 +36,10 @@ def test_every_conformance_check_that_applies_passes_and_the_server_never_faults
 
 
 def test_the_proxy_adds_the_token_and_the_server_still_refuses_a_request_without_one(http_url, issue_token):
-    initialize = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
-    }
-    accept = {"Accept": "application/json, text/event-stream"}
     headers = {"Authorization": f"Bearer {issue_token('conformance-suite')}"}
     with header_proxy.running(http_url, headers) as proxy, httpx.Client(timeout=10) as http:
-        direct = http.post(f"{http_url}/mcp", json=initialize, headers=accept)
-        proxied = http.post(f"{proxy}/mcp", json=initialize, headers=accept)
+        direct = http.post(f"{http_url}/mcp", json=INITIALIZE, headers=ACCEPT)
+        proxied = http.post(f"{proxy}/mcp", json=INITIALIZE, headers=ACCEPT)
     assert direct.status_code == 401
     assert proxied.status_code == 200 and proxied.headers["mcp-session-id"]
     assert '"protocolVersion":"2025-11-25"' in proxied.text

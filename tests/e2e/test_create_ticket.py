@@ -1,54 +1,33 @@
 """after_sales_create_ticket through the real MCP client: elicitation on both revisions, requestState, replay."""
 
-import uuid
 from datetime import timedelta
 
-import anyio
 import pytest
 from freezegun import freeze_time
 from mcp.shared.exceptions import MCPError
 from mcp_types import InputRequiredResult
-from sqlalchemy import func, select, update
+from sqlalchemy import update
 
 from aftersales.domain.callers import ALL_SCOPES, Caller
 from aftersales.storage.models import Ticket
-from tests.e2e.elicitation import Person, second_round
-from tests.e2e.helpers import connect
+from tests.support.clients import connect
+from tests.support.creation import create_arguments
+from tests.support.database import count_rows
+from tests.support.elicitation import Person, second_round
 
 pytestmark = pytest.mark.anyio
 TOOL = "after_sales_create_ticket"
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-def tickets(app) -> int:
-    with app.uow() as uow:
-        return uow.session.scalar(select(func.count()).select_from(Ticket))
-
-
-def args(order_id: str, **changes) -> dict:
-    return {
-        "order_id": order_id,
-        "line_no": 1,
-        "kind": "return_and_refund",
-        "reason_code": "defective",
-        "description": "It stopped working after two days.",
-        "idempotency_key": str(uuid.uuid4()),
-    } | changes
-
-
 async def test_a_return_without_a_method_asks_for_method_and_confirmation_then_creates_one_ticket(
     server, app, mode, stories
 ):
-    person, before = Person(method="original_payment"), tickets(app)
+    person, before = Person(method="original_payment"), count_rows(app.engine)
     async with connect(server, mode, elicitation_callback=person) as client:
-        result = await client.call_tool(TOOL, args(stories["vip_laptop_recent"]["order_id"]))
+        result = await client.call_tool(TOOL, create_arguments(stories["vip_laptop_recent"]["order_id"]))
         created = result.structured_content
         shown = await client.call_tool("after_sales_query_ticket", {"ticket_id": created["ticket"]["ticket_id"]})
-    assert created["outcome"] == "created" and tickets(app) == before + 1
+    assert created["outcome"] == "created" and count_rows(app.engine) == before + 1
     assert person.questions == ["refund_method", "confirm"]
     method_field = person.seen[0].requested_schema["properties"]["refund_method"]
     assert [option["title"] for option in method_field["oneOf"]] == [
@@ -68,7 +47,7 @@ async def test_a_confirmation_asked_with_the_method_reads_the_same_whatever_the_
     for method in ("original_payment", "store_credit"):
         person = Person(method=method)
         async with connect(server, mode, elicitation_callback=person) as client:
-            result = await client.call_tool(TOOL, args(order_id))
+            result = await client.call_tool(TOOL, create_arguments(order_id))
         assert result.structured_content["outcome"] == "created" and person.questions == ["refund_method", "confirm"]
         seen.append(person.seen[1].message)
         with app.uow(write=True) as uow:  # one open ticket per line: close this one before the next run
@@ -86,33 +65,35 @@ async def test_a_confirmation_asked_with_the_method_reads_the_same_whatever_the_
 
 @pytest.mark.parametrize("action", ["decline", "cancel"])
 async def test_declining_or_cancelling_creates_nothing_and_says_not_to_retry(server, app, mode, stories, action):
-    before = tickets(app)
+    before = count_rows(app.engine)
     async with connect(server, mode, elicitation_callback=Person(action=action)) as client:
-        result = await client.call_tool(TOOL, args(stories["cheap_tshirts_in_window"]["order_id"]))
+        result = await client.call_tool(TOOL, create_arguments(stories["cheap_tshirts_in_window"]["order_id"]))
     outcome = result.structured_content
     assert not result.is_error and outcome["outcome"] == "not_created" and outcome["ticket"] is None
     assert (
         f"{action}" in outcome["reason"]
         and "Do not retry unless the customer changes their mind" in (outcome["next_step"])
     )
-    assert tickets(app) == before
+    assert count_rows(app.engine) == before
 
 
 async def test_a_person_who_does_not_tick_the_confirmation_gets_no_ticket(server, app, mode, stories):
-    before = tickets(app)
+    before = count_rows(app.engine)
     async with connect(server, mode, elicitation_callback=Person(confirm=False)) as client:
         result = await client.call_tool(
-            TOOL, args(stories["vip_laptop_recent"]["order_id"], refund_method="store_credit")
+            TOOL, create_arguments(stories["vip_laptop_recent"]["order_id"], refund_method="store_credit")
         )
-    assert result.structured_content["outcome"] == "not_created" and tickets(app) == before
+    assert result.structured_content["outcome"] == "not_created" and count_rows(app.engine) == before
 
 
 async def test_a_small_refund_asks_only_for_the_method_and_a_given_method_asks_only_to_confirm(server, mode, stories):
     small, large = Person(), Person()
     async with connect(server, mode, elicitation_callback=small) as client:
-        await client.call_tool(TOOL, args(stories["cheap_tshirts_in_window"]["order_id"]))
+        await client.call_tool(TOOL, create_arguments(stories["cheap_tshirts_in_window"]["order_id"]))
     async with connect(server, mode, elicitation_callback=large) as client:
-        await client.call_tool(TOOL, args(stories["vip_laptop_recent"]["order_id"], refund_method="store_credit"))
+        await client.call_tool(
+            TOOL, create_arguments(stories["vip_laptop_recent"]["order_id"], refund_method="store_credit")
+        )
     assert small.questions == ["refund_method"]
     assert large.questions == ["confirm"] and "as store credit" in large.seen[0].message
 
@@ -121,7 +102,7 @@ async def test_exchanges_and_repairs_ask_nothing(server, mode, stories):
     person = Person()
     async with connect(server, mode, elicitation_callback=person) as client:
         result = await client.call_tool(
-            TOOL, args(stories["laptop_past_window_in_warranty"]["order_id"], kind="repair")
+            TOOL, create_arguments(stories["laptop_past_window_in_warranty"]["order_id"], kind="repair")
         )
     assert result.structured_content["outcome"] == "created" and person.seen == []
 
@@ -129,11 +110,11 @@ async def test_exchanges_and_repairs_ask_nothing(server, mode, stories):
 async def test_a_client_without_elicitation_is_asked_for_the_method_and_never_receives_a_form(
     server, app, mode, stories
 ):
-    before = tickets(app)
+    before = count_rows(app.engine)
     async with connect(server, mode) as client:
-        result = await client.call_tool(TOOL, args(stories["vip_laptop_recent"]["order_id"]))
+        result = await client.call_tool(TOOL, create_arguments(stories["vip_laptop_recent"]["order_id"]))
     assert result.is_error and "Ask the customer whether they want" in result.content[0].text
-    assert "refund_method" in result.content[0].text and tickets(app) == before
+    assert "refund_method" in result.content[0].text and count_rows(app.engine) == before
 
 
 async def test_without_elicitation_a_large_refund_is_created_and_the_timeline_says_the_host_confirmed(
@@ -141,30 +122,30 @@ async def test_without_elicitation_a_large_refund_is_created_and_the_timeline_sa
 ):
     async with connect(server, mode) as client:
         result = await client.call_tool(
-            TOOL, args(stories["vip_laptop_recent"]["order_id"], refund_method="original_payment")
+            TOOL, create_arguments(stories["vip_laptop_recent"]["order_id"], refund_method="original_payment")
         )
     timeline = result.structured_content["ticket"]["timeline"]
     assert any("left to the host application" in event["note"] for event in timeline)
 
 
 async def test_the_same_key_replays_the_same_ticket_and_creates_nothing(server, app, mode, stories):
-    call = args(stories["cheap_tshirts_in_window"]["order_id"], refund_method="store_credit")
+    call = create_arguments(stories["cheap_tshirts_in_window"]["order_id"], refund_method="store_credit")
     async with connect(server, mode) as client:
         first = (await client.call_tool(TOOL, call)).structured_content
-        count = tickets(app)
+        count = count_rows(app.engine)
         again = (await client.call_tool(TOOL, call)).structured_content
     assert (again["outcome"], again["ticket"]["ticket_id"]) == ("replayed", first["ticket"]["ticket_id"])
-    assert tickets(app) == count
+    assert count_rows(app.engine) == count
 
 
 async def test_both_questions_come_in_one_input_required_round(server, app, stories):
-    call, before = args(stories["vip_laptop_recent"]["order_id"]), tickets(app)
+    call, before = create_arguments(stories["vip_laptop_recent"]["order_id"]), count_rows(app.engine)
     async with connect(server, elicitation_callback=Person()) as client:
         first = await client.session.call_tool(TOOL, call, allow_input_required=True)
         assert isinstance(first, InputRequiredResult) and first.result_type == "input_required"
-        assert len(first.input_requests) == 2 and tickets(app) == before  # a round that asks creates nothing
+        assert len(first.input_requests) == 2 and count_rows(app.engine) == before  # a round that asks creates nothing
         done = await second_round(client.session, TOOL, call, first)
-    assert done.structured_content["outcome"] == "created" and tickets(app) == before + 1
+    assert done.structured_content["outcome"] == "created" and count_rows(app.engine) == before + 1
 
 
 async def first_round(client, call):
@@ -174,29 +155,29 @@ async def first_round(client, call):
 
 
 async def test_a_tampered_request_state_is_refused_with_invalid_params(server, app, stories):
-    call = args(stories["vip_laptop_recent"]["order_id"])
+    call = create_arguments(stories["vip_laptop_recent"]["order_id"])
     async with connect(server, elicitation_callback=Person()) as client:
         first = await first_round(client, call)
         state = first.request_state
         tampered = state[:-5] + ("A" if state[-5] != "A" else "B") + state[-4:]
-        before = tickets(app)
+        before = count_rows(app.engine)
         with pytest.raises(MCPError) as refused:
             await second_round(client.session, TOOL, call, first, state=tampered)
-    assert refused.value.error.code == -32602 and tickets(app) == before
+    assert refused.value.error.code == -32602 and count_rows(app.engine) == before
 
 
 async def test_changing_the_quantity_between_rounds_is_refused_with_invalid_params(server, app, stories):
-    call = args(stories["headphones_in_window_qty3"]["order_id"])
+    call = create_arguments(stories["headphones_in_window_qty3"]["order_id"])
     async with connect(server, elicitation_callback=Person()) as client:
         first = await first_round(client, call)
-        before = tickets(app)
+        before = count_rows(app.engine)
         with pytest.raises(MCPError) as refused:
             await second_round(client.session, TOOL, call | {"quantity": 2}, first)
-    assert refused.value.error.code == -32602 and tickets(app) == before
+    assert refused.value.error.code == -32602 and count_rows(app.engine) == before
 
 
 async def test_a_request_state_older_than_ten_minutes_is_refused(server, app, stories):
-    call = args(stories["vip_laptop_recent"]["order_id"])
+    call = create_arguments(stories["vip_laptop_recent"]["order_id"])
     with freeze_time("2026-12-01 10:00:00", real_asyncio=True) as frozen:
         async with connect(server, elicitation_callback=Person()) as client:
             first = await first_round(client, call)
@@ -207,7 +188,7 @@ async def test_a_request_state_older_than_ten_minutes_is_refused(server, app, st
 
 
 async def test_a_request_state_presented_by_another_caller_is_refused(server, app, stories):
-    call = args(stories["vip_laptop_recent"]["order_id"])
+    call = create_arguments(stories["vip_laptop_recent"]["order_id"])
     async with connect(server, elicitation_callback=Person()) as client:
         first = await first_round(client, call)
     async with connect(
@@ -218,31 +199,12 @@ async def test_a_request_state_presented_by_another_caller_is_refused(server, ap
     assert refused.value.error.code == -32602
 
 
-async def test_twenty_concurrent_calls_sharing_a_key_name_one_ticket(server, app, stories):
-
-    call = args(stories["cheap_tshirts_in_window"]["order_id"], refund_method="store_credit")
-    before, results = tickets(app), []
-    async with connect(server) as client:
-
-        async def one() -> None:
-            result = await client.call_tool(TOOL, call)
-            assert not result.is_error, result.content[0].text
-            results.append(result.structured_content)
-
-        async with anyio.create_task_group() as group:
-            for _ in range(20):
-                group.start_soon(one)
-    assert tickets(app) == before + 1
-    assert len({r["ticket"]["ticket_id"] for r in results}) == 1 and len(results) == 20
-    assert sorted(r["outcome"] for r in results) == ["created"] + ["replayed"] * 19
-
-
 async def test_an_answer_outside_the_offered_choices_is_a_three_part_error_without_internals(
     server, app, mode, stories
 ):
-    before = tickets(app)
+    before = count_rows(app.engine)
     async with connect(server, mode, elicitation_callback=Person(method="cash")) as client:
-        result = await client.call_tool(TOOL, args(stories["cheap_tshirts_in_window"]["order_id"]))
+        result = await client.call_tool(TOOL, create_arguments(stories["cheap_tshirts_in_window"]["order_id"]))
     text = result.content[0].text
     assert result.is_error and "not one of the offered choices" in text and "asked again" in text
-    assert "Resolver" not in text and "aftersales." not in text and tickets(app) == before
+    assert "Resolver" not in text and "aftersales." not in text and count_rows(app.engine) == before

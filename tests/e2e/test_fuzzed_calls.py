@@ -12,7 +12,6 @@ from collections import Counter
 from collections.abc import Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -25,11 +24,10 @@ from hypothesis.internal.constants_ast import Constants
 from mcp.shared.exceptions import MCPError
 from sqlalchemy import Engine, inspect, text
 
-from aftersales.app import App
 from aftersales.mcp.caller import acting_as
-from tests.conftest import settings_for
-from tests.e2e.helpers import SUPPORT_BOT, connect
-from tests.support.arguments import UNLIMITED, UNSTORABLE, Violation, accepts, has_unstorable_text, violations
+from tests.support.apps import UNLIMITED
+from tests.support.arguments import UNSTORABLE, Violation, accepts, has_unstorable_text, violations
+from tests.support.clients import SUPPORT_BOT, connect
 
 # Each example goes out four ways (two revisions, in memory and over HTTP; arguments that are not an object only
 # over HTTP): over 1,000 calls per database, over 2,000 a run.
@@ -37,6 +35,8 @@ EXAMPLES = 260
 AUDIT = "tool_calls"
 REVISIONS = {"auto": "2026-07-28", "legacy": "2025-11-25"}
 NOT_AN_OBJECT = "arguments"
+# The fuzz sends hundreds of calls a second on purpose, so the app runs without rate limits.
+pytestmark = pytest.mark.settings(**UNLIMITED)
 
 
 @dataclass(frozen=True)
@@ -56,14 +56,6 @@ class Answer:
     code: int | None = None
     kind: str | None = None
     text: str = ""
-
-
-@pytest.fixture
-def app(database_url: str, tmp_path: Path) -> Iterator[App]:
-    """The seeded app without rate limits: the fuzz sends hundreds of calls a second on purpose."""
-    application = App(settings_for(database_url, tmp_path).model_copy(update=UNLIMITED))
-    yield application
-    application.close()
 
 
 @pytest.fixture

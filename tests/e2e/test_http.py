@@ -7,11 +7,11 @@ import pytest
 from jsonschema import Draft202012Validator
 from mcp.shared.exceptions import MCPError
 from mcp_types import InputRequiredResult
-from sqlalchemy import func, select
 
-from aftersales.storage.models import Ticket
-from tests.e2e.elicitation import Person, second_round
-from tests.e2e.helpers import connect_http
+from tests.support.clients import connect_http
+from tests.support.creation import create_arguments
+from tests.support.database import count_rows
+from tests.support.elicitation import Person, second_round
 
 pytestmark = [pytest.mark.anyio, pytest.mark.http]
 TOOL = "after_sales_create_ticket"
@@ -19,24 +19,7 @@ TOOL = "after_sales_create_ticket"
 
 def laptop_return(stories, key: str) -> dict:
     """A return of the VIP laptop without a refund method: it asks for the method and a confirmation."""
-    return {
-        "order_id": stories["vip_laptop_recent"]["order_id"],
-        "line_no": 1,
-        "kind": "return_and_refund",
-        "reason_code": "defective",
-        "description": "Keyboard stopped working.",
-        "idempotency_key": key,
-    }
-
-
-def ticket_count(app) -> int:
-    with app.uow() as uow:
-        return uow.session.scalar(select(func.count()).select_from(Ticket))
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
+    return create_arguments(stories["vip_laptop_recent"]["order_id"], idempotency_key=key)
 
 
 async def test_a_client_over_http_lists_the_tool_and_reads_a_seeded_ticket(http_url, token, mode, stories):
@@ -69,7 +52,7 @@ async def test_over_http_a_return_without_a_method_goes_input_required_then_crea
     http_url, token, app, stories
 ):
     call = laptop_return(stories, "http-key-0001")
-    before = ticket_count(app)
+    before = count_rows(app.engine)
     async with connect_http(http_url, token, elicitation_callback=Person()) as client:
         assert client.protocol_version == "2026-07-28"
         first = await client.session.call_tool(TOOL, call, allow_input_required=True)
@@ -78,35 +61,35 @@ async def test_over_http_a_return_without_a_method_goes_input_required_then_crea
         ticket_id = created.structured_content["ticket"]["ticket_id"]
         shown = await client.call_tool("after_sales_query_ticket", {"ticket_id": ticket_id})
         again = await client.call_tool(TOOL, call)
-    assert ticket_count(app) == before + 1
+    assert count_rows(app.engine) == before + 1
     assert shown.structured_content["ticket_id"] == ticket_id
     assert (again.structured_content["outcome"], again.structured_content["ticket"]["ticket_id"]) == (
         "replayed",
         ticket_id,
     )
-    assert ticket_count(app) == before + 1
+    assert count_rows(app.engine) == before + 1
 
 
 async def test_over_http_on_2025_11_25_the_same_tool_elicits_with_a_plain_request(http_url, token, app, stories):
     call = laptop_return(stories, "http-key-0002")
-    person, before = Person(), ticket_count(app)
+    person, before = Person(), count_rows(app.engine)
     async with connect_http(http_url, token, mode="legacy", elicitation_callback=person) as client:
         assert client.protocol_version == "2025-11-25"
         result = await client.call_tool(TOOL, call)
         again = await client.call_tool(TOOL, call)
     assert person.questions == ["refund_method", "confirm"]
-    assert result.structured_content["outcome"] == "created" and ticket_count(app) == before + 1
+    assert result.structured_content["outcome"] == "created" and count_rows(app.engine) == before + 1
     assert again.structured_content["outcome"] == "replayed"
     assert again.structured_content["ticket"]["ticket_id"] == result.structured_content["ticket"]["ticket_id"]
 
 
 async def test_over_http_a_request_state_with_one_character_changed_is_invalid_params(http_url, token, app, stories):
     call = laptop_return(stories, "http-key-0003")
-    before = ticket_count(app)
+    before = count_rows(app.engine)
     async with connect_http(http_url, token, elicitation_callback=Person()) as client:
         first = await client.session.call_tool(TOOL, call, allow_input_required=True)
         state = first.request_state
         edited = state[:10] + ("x" if state[10] != "x" else "y") + state[11:]
         with pytest.raises(MCPError) as refused:
             await second_round(client.session, TOOL, call, first, state=edited)
-    assert refused.value.error.code == -32602 and ticket_count(app) == before
+    assert refused.value.error.code == -32602 and count_rows(app.engine) == before

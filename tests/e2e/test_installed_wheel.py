@@ -15,11 +15,6 @@ from tests.support import ROOT
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A virtualenv holding only the built wheel; its dependencies come from the test environment (no network)."""
@@ -65,6 +60,9 @@ async def test_an_installed_wheel_migrates_seeds_and_serves_from_any_directory(i
     assert run([command, "--version"], cwd=elsewhere, env=env) == f"aftersales {__version__}"
     (license_file,) = installed.glob("lib/python*/site-packages/aftersales-*.dist-info/licenses/LICENSE")
     assert license_file.read_text() == (ROOT / "LICENSE").read_text()
+    # The demo page's assets travel in the wheel (no CDN, no build step).
+    (static,) = installed.glob("lib/python*/site-packages/aftersales/demo/static")
+    assert {path.name for path in static.iterdir()} >= {"index.html", "demo.js", "render.js", "demo.css"}
 
     assert "(head)" in run([command, "db", "upgrade"], cwd=elsewhere, env=env)
     assert "400 tickets" in run([command, "seed", "load"], cwd=elsewhere, env=env)

@@ -8,20 +8,33 @@ from prometheus_client.openmetrics.parser import text_string_to_metric_families 
 from prometheus_client.parser import text_string_to_metric_families
 
 from aftersales.mcp.tools import NAMES
-from tests.e2e.helpers import connect_http
+from tests.support.clients import connect_http
 
 pytestmark = [pytest.mark.anyio, pytest.mark.http]
 HOSTILE = 'after_sales_query_ticket",outcome="ok"} 99\nforged_total 1\n#'
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 async def scrape(url: str, accept: str | None = None) -> httpx.Response:
     async with httpx.AsyncClient() as http:
         return await http.get(f"{url}/metrics", headers={"Accept": accept} if accept else {})
+
+
+async def test_metrics_count_calls_by_outcome_in_prometheus_text(app, http_url, token):
+    async with connect_http(http_url, token) as client:
+        await client.call_tool("after_sales_query_ticket", {"ticket_id": "T-2026-0357"})
+        await client.call_tool("after_sales_query_ticket", {"ticket_id": "T-26-42"})
+    text = (await scrape(http_url)).text
+    found = {
+        (sample.name, tuple(sorted(sample.labels.items()))): sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+    }
+    query = ("tool", "after_sales_query_ticket")
+    assert found[("aftersales_tool_calls_total", (("outcome", "ok"), query))] == 1
+    assert found[("aftersales_tool_calls_total", (("outcome", "tool_error"), query))] == 1
+    assert found[("aftersales_tool_argument_failures_total", (query,))] == 1
+    assert found[("aftersales_tool_call_duration_seconds_count", (query,))] == 2
+    assert "# TYPE aftersales_tool_call_duration_seconds histogram" in text
 
 
 async def test_a_tool_name_with_a_quote_and_a_newline_leaves_metrics_parseable_and_counts_as_unknown(

@@ -5,33 +5,18 @@ alone in an otherwise valid call and must get an argument error naming the field
 be stored (a NUL, an unpaired surrogate) is refused the same way in every text field.
 """
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import func, select
 
-from aftersales.app import App
-from aftersales.storage.models import Ticket
-from tests.conftest import settings_for
-from tests.e2e.helpers import connect
-from tests.support.arguments import RULE_WORDS, UNLIMITED, Violation, accepts, example_arguments, violations
+from tests.support.apps import UNLIMITED
+from tests.support.arguments import RULE_WORDS, Violation, accepts, example_arguments, violations
+from tests.support.clients import connect
+from tests.support.creation import create_arguments
+from tests.support.database import count_rows
 
-pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
-def app(database_url: str, tmp_path: Path) -> Iterator[App]:
-    """The seeded app without rate limits: the walk sends a few dozen calls at once."""
-    application = App(settings_for(database_url, tmp_path).model_copy(update=UNLIMITED))
-    yield application
-    application.close()
+# The walk sends a few dozen calls at once, so the app runs without rate limits.
+pytestmark = [pytest.mark.anyio, pytest.mark.settings(**UNLIMITED)]
 
 
 def unmet(violation: Violation, result: Any) -> str | None:
@@ -66,25 +51,16 @@ async def test_every_tool_publishes_that_it_takes_no_other_fields(server, mode):
     assert tools and all(tool.input_schema.get("additionalProperties") is False for tool in tools)
 
 
-def ticket_count(app: App) -> int:
-    """How many tickets the database holds."""
-    with app.uow() as uow:
-        return uow.session.scalar(select(func.count()).select_from(Ticket))
-
-
 @pytest.mark.parametrize("char", ["\x00", "\ud800"])
 async def test_text_that_cannot_be_stored_is_refused_before_it_reaches_the_database(app, server, mode, stories, char):
-    create = {
-        "order_id": stories["cheap_tshirts_in_window"]["order_id"],
-        "line_no": 1,
-        "kind": "return_and_refund",
-        "reason_code": "damaged",
-        "description": f"The seam{char} came apart.",
-        "idempotency_key": "storable-key-0001",
-        "refund_method": "store_credit",
-    }
-    before = ticket_count(app)
+    create = create_arguments(
+        stories["cheap_tshirts_in_window"]["order_id"],
+        reason_code="damaged",
+        description=f"The seam{char} came apart.",
+        refund_method="store_credit",
+    )
+    before = count_rows(app.engine)
     async with connect(server, mode) as client:
         result = await client.call_tool("after_sales_create_ticket", create)
     assert unmet(Violation("description", "storable", create["description"]), result) is None
-    assert ticket_count(app) == before
+    assert count_rows(app.engine) == before

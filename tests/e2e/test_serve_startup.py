@@ -2,22 +2,18 @@
 
 import os
 import re
-import secrets
 import socket
 import subprocess
-import sys
-from datetime import timedelta
 from pathlib import Path
 
 import httpx
 import pytest
-from sqlalchemy import func, select
 
-from aftersales.clock import now
-from aftersales.security import tokens
-from aftersales.storage.database import make_engine
+from aftersales.domain.callers import READ
 from aftersales.storage.models import ToolCall
-from tests.e2e.helpers import connect_http
+from tests.support.clients import bearer_token, connect_http
+from tests.support.database import count_rows, engine_at
+from tests.support.serve import SERVE, new_key
 
 pytestmark = pytest.mark.http
 
@@ -30,8 +26,7 @@ def serve(tmp_path: Path, *flags: str, **settings: str) -> subprocess.Popen[str]
         "AFTERSALES_LOG_LEVEL": "WARNING",
         **settings,
     }
-    argv = [sys.executable, "-m", "aftersales", "serve", *flags]
-    return subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen([*SERVE, *flags], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
 
 
 def failure(tmp_path: Path, *flags: str, **settings: str) -> str:
@@ -90,13 +85,12 @@ def test_the_banner_appears_once_the_url_it_names_answers(tmp_path):
 
 
 @pytest.mark.anyio
-@pytest.mark.parametrize("anyio_backend", ["asyncio"])
-async def test_a_server_stopped_with_sigterm_writes_the_audit_of_its_last_calls(tmp_path, anyio_backend):
-    secret = secrets.token_urlsafe(48)
+async def test_a_server_stopped_with_sigterm_writes_the_audit_of_its_last_calls(tmp_path):
+    secret = new_key()
     process = serve(tmp_path, "--port", "0", AFTERSALES_SECRET_KEYS=secret)
     try:
         url, _ = until_banner(process)
-        token = tokens.issue([secret], "support-bot", ["tickets:read"], timedelta(hours=1), now())
+        token = bearer_token([secret], "support-bot", [READ])
         async with connect_http(url, token) as client:
             for _ in range(5):
                 await client.call_tool("after_sales_query_ticket", {"ticket_id": "T-2026-0357"})
@@ -104,7 +98,5 @@ async def test_a_server_stopped_with_sigterm_writes_the_audit_of_its_last_calls(
         process.terminate()
         process.communicate(timeout=30)
     assert process.returncode == 0
-    engine = make_engine(f"sqlite:///{tmp_path / 'fresh.db'}")
-    with engine.connect() as connection:
-        assert connection.scalar(select(func.count()).select_from(ToolCall)) == 5
-    engine.dispose()
+    with engine_at(f"sqlite:///{tmp_path / 'fresh.db'}") as engine:
+        assert count_rows(engine, ToolCall) == 5

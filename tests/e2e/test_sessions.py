@@ -8,7 +8,6 @@ import httpx
 import pytest
 
 from aftersales.app import App
-from aftersales.settings import Settings
 from aftersales.web.app import create_web_app
 from tests.support.sessions import LegacyCallers
 from tests.support.web import serving
@@ -17,26 +16,14 @@ pytestmark = [pytest.mark.anyio, pytest.mark.http]
 
 
 @pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
-async def served(tmp_path, request: pytest.FixtureRequest) -> AsyncIterator[LegacyCallers]:
-    """The web app with the settings the test passes as its parameter; no database is ever touched."""
-    app = App(Settings(data_dir=tmp_path, database_url=f"sqlite:///{tmp_path / 'unused.db'}", **request.param))
-    with serving(create_web_app(app)) as url:
+async def served(bare_app: App) -> AsyncIterator[LegacyCallers]:
+    """The web app with the settings the test's marker sets; no database is ever touched."""
+    with serving(create_web_app(bare_app)) as url:
         async with httpx.AsyncClient(timeout=10) as http:
-            yield LegacyCallers(url, app.caller_keys, http)
-    app.close()
+            yield LegacyCallers(url, bare_app.caller_keys, http)
 
 
-def settings(**options: object) -> pytest.MarkDecorator:
-    """Serve the app with these settings for one test."""
-    return pytest.mark.parametrize("served", [options], indirect=True, ids=["settings"])
-
-
-@settings(sessions_per_caller=3)
+@pytest.mark.settings(sessions_per_caller=3)
 async def test_a_caller_at_its_cap_loses_its_oldest_idle_session_to_a_new_one(served):
     first, second, third = [await served.open_session("reader") for _ in range(3)]
     assert await served.ping("reader", first) == 200  # now `second` is the one idle longest
@@ -45,7 +32,7 @@ async def test_a_caller_at_its_cap_loses_its_oldest_idle_session_to_a_new_one(se
     assert [await served.ping("reader", s) for s in (first, third, fourth)] == [200, 200, 200]
 
 
-@settings(sessions_per_caller=3)
+@pytest.mark.settings(sessions_per_caller=3)
 async def test_a_caller_opening_sessions_in_a_loop_keeps_only_its_cap_and_other_callers_are_unaffected(served):
     other = await served.open_session("support-bot")
     opened = [await served.open_session("reader") for _ in range(25)]
@@ -55,7 +42,7 @@ async def test_a_caller_opening_sessions_in_a_loop_keeps_only_its_cap_and_other_
     assert (await served.initialize("support-bot")).status_code == 200
 
 
-@settings(sessions_per_caller=2)
+@pytest.mark.settings(sessions_per_caller=2)
 async def test_a_caller_whose_sessions_are_all_busy_is_refused_with_a_clear_error(served):
     first, second = [await served.open_session("reader") for _ in range(2)]
     async with served.stream("reader", first):
@@ -74,7 +61,7 @@ async def test_a_caller_whose_sessions_are_all_busy_is_refused_with_a_clear_erro
     assert "DELETE" in message and "AFTERSALES_SESSIONS_PER_CALLER" in message
 
 
-@settings(session_idle_timeout=timedelta(seconds=1))
+@pytest.mark.settings(session_idle_timeout=timedelta(seconds=1))
 async def test_a_session_unused_for_the_idle_timeout_is_closed_while_a_busy_one_stays(served):
     idle, busy = await served.open_session("reader"), await served.open_session("reader")
     async with served.stream("reader", busy):

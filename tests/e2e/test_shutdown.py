@@ -9,21 +9,15 @@ from collections.abc import Iterator
 import anyio
 import httpx
 import pytest
-from sqlalchemy import func, select
 
-from aftersales.storage.database import make_engine
 from aftersales.storage.models import ToolCall
-from tests.e2e.helpers import connect_http
+from tests.support.clients import connect_http
+from tests.support.database import count_rows, engine_at
 from tests.support.serve import ServeProcess
 from tests.support.sessions import LegacyCallers
 
 pytestmark = [pytest.mark.anyio, pytest.mark.http]
 LEFT_EARLY = "left before sending the whole request body"
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
 
 
 @pytest.fixture
@@ -91,8 +85,5 @@ async def test_sigterm_right_after_calls_keeps_every_audit_record(server):
             await client.call_tool("after_sales_query_ticket", {"ticket_id": f"T-2026-{number:04d}"})
     server.signal(signal.SIGTERM)  # within the audit writer's batch window: the records are still queued
     await anyio.to_thread.run_sync(server.wait, 10)
-    engine = make_engine(server.database_url)
-    with engine.connect() as connection:
-        recorded = connection.scalar(select(func.count()).select_from(ToolCall))
-    engine.dispose()
-    assert recorded == 5
+    with engine_at(server.database_url) as engine:
+        assert count_rows(engine, ToolCall) == 5

@@ -4,20 +4,16 @@ import json
 import os
 import signal
 import subprocess
-import sys
 
 import pytest
 from mcp import Client, StdioServerParameters
-from sqlalchemy import func, select
 
 from aftersales.storage.models import ToolCall
+from tests.support.database import count_rows
+from tests.support.serve import SERVE
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
+STDIO = [*SERVE, "--stdio"]
 
 
 def stdio_env(app) -> dict[str, str]:
@@ -30,15 +26,8 @@ def stdio_env(app) -> dict[str, str]:
     }
 
 
-def audit_rows(app) -> int:
-    with app.engine.connect() as connection:
-        return connection.scalar(select(func.count()).select_from(ToolCall))
-
-
 async def test_a_local_host_reads_a_ticket_over_stdio(app, stories):
-    params = StdioServerParameters(
-        command=sys.executable, args=["-m", "aftersales", "serve", "--stdio"], env=stdio_env(app)
-    )
+    params = StdioServerParameters(command=STDIO[0], args=STDIO[1:], env=stdio_env(app))
     ticket_id = stories["ticket_rejected"]["ticket_id"]
     async with Client(params) as client:
         result = await client.call_tool("after_sales_query_ticket", {"ticket_id": ticket_id})
@@ -47,22 +36,19 @@ async def test_a_local_host_reads_a_ticket_over_stdio(app, stories):
 
 
 async def test_every_stdio_call_is_in_the_audit_once_the_host_closes_the_pipe(app, stories):
-    params = StdioServerParameters(
-        command=sys.executable, args=["-m", "aftersales", "serve", "--stdio"], env=stdio_env(app)
-    )
+    params = StdioServerParameters(command=STDIO[0], args=STDIO[1:], env=stdio_env(app))
     ticket_id = stories["ticket_rejected"]["ticket_id"]
     async with Client(params) as client:
         for _ in range(5):
             await client.call_tool("after_sales_query_ticket", {"ticket_id": ticket_id})
-    assert audit_rows(app) == 5
+    assert count_rows(app.engine, ToolCall) == 5
 
 
 def test_a_stdio_server_stopped_with_sigterm_still_writes_its_last_calls(app, stories):
     """A host that signals while it keeps the pipe open loses no records either, and the server exits at once."""
     ticket_id = stories["ticket_rejected"]["ticket_id"]
-    argv = [sys.executable, "-m", "aftersales", "serve", "--stdio"]
     with subprocess.Popen(
-        argv, env=stdio_env(app), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+        STDIO, env=stdio_env(app), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
     ) as process:
         assert process.stdin is not None and process.stdout is not None
 
@@ -79,4 +65,4 @@ def test_a_stdio_server_stopped_with_sigterm_still_writes_its_last_calls(app, st
             assert exchange({"id": number, "method": "tools/call", "params": call})["id"] == number
         process.send_signal(signal.SIGTERM)
         assert process.wait(10) == 0
-    assert audit_rows(app) == 3
+    assert count_rows(app.engine, ToolCall) == 3

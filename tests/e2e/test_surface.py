@@ -1,8 +1,7 @@
 """What the server advertises, and unknown prompt and resource names, through the real client on both revisions."""
 
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from datetime import timedelta
 
 import pytest
 from mcp import Client
@@ -11,29 +10,14 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 
 from aftersales.app import App
-from aftersales.clock import now
+from aftersales.domain.callers import READ
 from aftersales.mcp.server import build_server
-from aftersales.security import tokens
-from aftersales.settings import Settings
 from aftersales.web.app import create_web_app
-from tests.e2e.helpers import connect, connect_http
+from tests.support.clients import bearer_token, connect, connect_http
 from tests.support.web import serving
 
 pytestmark = pytest.mark.anyio
 Connector = Callable[[MCPServer, str], AbstractAsyncContextManager[Client]]
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
-def bare_app(tmp_path) -> Iterator[App]:
-    """An App whose database is never touched: nothing here reads or writes one."""
-    application = App(Settings(data_dir=tmp_path, database_url=f"sqlite:///{tmp_path / 'unused.db'}"))
-    yield application
-    application.close()
 
 
 @pytest.fixture(params=["memory", "http"])
@@ -44,7 +28,7 @@ def connector(request: pytest.FixtureRequest, bare_app: App) -> Connector:
 
     @asynccontextmanager
     async def over_http(server: MCPServer, mode: str) -> AsyncIterator[Client]:
-        token = tokens.issue(bare_app.caller_keys, "reader", ["tickets:read"], timedelta(hours=1), now())
+        token = bearer_token(bare_app.caller_keys, "reader", [READ])
         with serving(create_web_app(bare_app, server)) as url:
             async with connect_http(url, token, mode) as client:
                 yield client

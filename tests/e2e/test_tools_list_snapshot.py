@@ -10,16 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.helpers import connect
+from tests.support.clients import connect
 
 pytestmark = pytest.mark.anyio
 SNAPSHOT = Path(__file__).parent.parent / "snapshots" / "tools_list.json"
 ORDER = ["after_sales_query_ticket", "after_sales_estimate_refund", "after_sales_create_ticket"]
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
 
 
 async def listed(server, mode: str) -> list[dict]:

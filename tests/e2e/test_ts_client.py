@@ -9,10 +9,9 @@ import json
 import uuid
 
 import pytest
-from sqlalchemy import func, select
 
-from aftersales.storage.models import Ticket
 from tests.support import ROOT, node
+from tests.support.database import count_rows
 
 pytestmark = pytest.mark.http
 MODERN, LEGACY = "2026-07-28", "2025-11-25"
@@ -32,9 +31,16 @@ def ts_token(issue_token) -> str:
     return issue_token("ts-client")
 
 
-def tickets(app) -> int:
-    with app.uow() as uow:
-        return uow.session.scalar(select(func.count()).select_from(Ticket))
+def a_return(http_url: str, revision: str, order_id: str, person: dict) -> dict:
+    """What estimate_and_create.mjs is given: a defective return of line 1 under a fresh key, and how to answer."""
+    return {
+        "url": http_url,
+        "revision": revision,
+        "order_id": order_id,
+        "reason_code": "defective",
+        "idempotency_key": f"ts-client-{uuid.uuid4().hex[:12]}",
+        "person": person,
+    }
 
 
 def tool_calls(wire: list[dict]) -> list[list[dict]]:
@@ -61,15 +67,9 @@ def test_the_typescript_client_negotiates_the_revision_lists_the_tools_and_reads
 def test_the_typescript_client_estimates_answers_the_forms_and_the_same_key_replays_the_ticket(
     http_url, ts_token, revision, app, stories
 ):
-    before = tickets(app)
-    given = {
-        "url": http_url,
-        "revision": revision,
-        "order_id": stories["vip_laptop_recent"]["order_id"],
-        "reason_code": "defective",
-        "idempotency_key": f"ts-client-{uuid.uuid4().hex[:12]}",
-        "person": {"action": "accept", "method": "original_payment", "confirm": True},
-    }
+    before = count_rows(app.engine)
+    person = {"action": "accept", "method": "original_payment", "confirm": True}
+    given = a_return(http_url, revision, stories["vip_laptop_recent"]["order_id"], person)
     out = node.run_script("estimate_and_create.mjs", given, ts_token)
     estimate, created, again = (out[k]["structuredContent"] for k in ("estimate", "created", "again"))
     assert out["protocolVersion"] == revision and uuid.UUID(estimate["quote_id"]).version == 4
@@ -80,7 +80,7 @@ def test_the_typescript_client_estimates_answers_the_forms_and_the_same_key_repl
     assert created["outcome"] == "created" and created["ticket"]["refund"]["method"] == "original_payment"
     assert created["ticket"]["refund"]["amount"] == estimate["total"]
     assert (again["outcome"], again["ticket"]["ticket_id"]) == ("replayed", created["ticket"]["ticket_id"])
-    assert tickets(app) == before + 1
+    assert count_rows(app.engine) == before + 1
     if revision == MODERN:  # one input_required round with both questions, answered by the client's retry
         assert tool_calls(out["wire"]) == [[COMPLETE], [INPUT_REQUIRED], [COMPLETE], [COMPLETE]]
     else:  # the server asks with elicitation/create requests on the call's own stream
@@ -91,15 +91,8 @@ def test_the_typescript_client_estimates_answers_the_forms_and_the_same_key_repl
 def test_declining_or_cancelling_in_the_typescript_client_creates_nothing_and_says_not_to_retry(
     http_url, ts_token, revision, app, stories, action
 ):
-    before = tickets(app)
-    given = {
-        "url": http_url,
-        "revision": revision,
-        "order_id": stories["cheap_tshirts_in_window"]["order_id"],
-        "reason_code": "defective",
-        "idempotency_key": f"ts-client-{uuid.uuid4().hex[:12]}",
-        "person": {"action": action},
-    }
+    before = count_rows(app.engine)
+    given = a_return(http_url, revision, stories["cheap_tshirts_in_window"]["order_id"], {"action": action})
     out = node.run_script("estimate_and_create.mjs", given, ts_token)
     for answer in (out["created"], out["again"]):  # nothing was stored, so the same key asks again
         outcome = answer["structuredContent"]
@@ -109,7 +102,7 @@ def test_declining_or_cancelling_in_the_typescript_client_creates_nothing_and_sa
             and "Do not retry unless the customer changes their mind" in outcome["next_step"]
         )
     assert [form["fields"] for form in out["forms"]] == [["refund_method"], ["refund_method"]]
-    assert tickets(app) == before
+    assert count_rows(app.engine) == before
     asked = [INPUT_REQUIRED, COMPLETE] if revision == MODERN else [ELICIT, COMPLETE]
     calls = tool_calls(out["wire"])
     assert calls[0] == [COMPLETE] and [r for call in calls[1:] for r in call] == asked + asked

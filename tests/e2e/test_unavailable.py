@@ -9,15 +9,10 @@ from aftersales.app import App
 from aftersales.mcp.server import build_server
 from aftersales.settings import Settings
 from aftersales.web.app import create_web_app
-from tests.e2e.helpers import connect
+from tests.support.clients import connect
 
 pytestmark = pytest.mark.anyio
 NOWHERE = "postgresql+psycopg://nobody@127.0.0.1:1/none"  # port 1: nothing listens there
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
 
 
 @pytest.fixture

@@ -1,34 +1,25 @@
-"""The audit writer on a real database: bad records are fitted or dropped alone, and the writer keeps running."""
+"""The audit writer on a real database: bad records are fitted or dropped alone, the writer keeps running, and
+records are purged after their retention."""
 
 import json
 import logging
-from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
+from freezegun import freeze_time
 from sqlalchemy import Row, select, text
 
-from aftersales.services.audit import ARGUMENTS_LIMIT, AuditLog, CallRecord
+from aftersales.storage.audit import ARGUMENTS_LIMIT, AuditLog, CallRecord
 from aftersales.storage.models import ToolCall
+from tests.support.audit import AT, call_record
+from tests.support.database import count_rows
 
-AT = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 WIDTH = {column.name: getattr(column.type, "length", None) for column in ToolCall.__table__.columns}
 
 
 def call(number: int, **changes: object) -> CallRecord:
     """A plain, valid record; `number` tells records apart."""
-    record = CallRecord(
-        called_at=AT + timedelta(seconds=number),
-        caller="support-bot",
-        tool="after_sales_query_ticket",
-        arguments={"ticket_id": f"T-2026-{number:04d}"},
-        arguments_valid=True,
-        outcome="ok",
-        error_kind=None,
-        input_round=1,
-        replayed=False,
-        latency_ms=1.5,
-    )
-    return replace(record, **changes)
+    numbered = {"called_at": AT + timedelta(seconds=number), "arguments": {"ticket_id": f"T-2026-{number:04d}"}}
+    return call_record(**(numbered | changes))
 
 
 def written(app, *records: CallRecord) -> tuple[AuditLog, list[Row]]:
@@ -65,7 +56,7 @@ def test_nul_and_lone_surrogates_are_stored_on_both_databases(app):
 
 
 def test_a_row_the_database_refuses_is_dropped_alone_and_counted(app, caplog):
-    caplog.set_level(logging.ERROR, logger="aftersales.services.audit")
+    caplog.set_level(logging.ERROR, logger="aftersales.storage.audit")
     refused = call(2, outcome="exploded")  # the outcome CHECK constraint refuses it on both databases
     audit, rows = written(app, call(1), refused, call(3), call(4, latency_ms=-1.0), call(5))
     assert ticket_ids(rows) == ["T-2026-0001", "T-2026-0003", "T-2026-0005"]
@@ -111,3 +102,13 @@ def test_the_writer_keeps_running_through_a_database_error_and_records_later_cal
         rows = list(uow.session.execute(select(ToolCall.__table__)))
     audit.close()
     assert ticket_ids(rows) == ["T-2026-0004"] and audit.dropped == 3
+
+
+def test_audit_records_are_purged_after_their_retention(app):
+    old = datetime(2026, 10, 1, tzinfo=UTC)
+    for moment in (old, old + timedelta(days=31)):
+        with freeze_time(moment):
+            log = AuditLog(app.session_factory, timedelta(days=30))
+            log.record(call_record(called_at=moment))
+            log.close()
+    assert count_rows(app.engine, ToolCall) == 1

@@ -3,7 +3,6 @@
 import io
 
 import pytest
-from sqlalchemy import func, select
 
 from aftersales import __version__
 from aftersales.app import App
@@ -11,17 +10,14 @@ from aftersales.cli.main import main
 from aftersales.clock import now
 from aftersales.security import tokens
 from aftersales.settings import Settings
-from aftersales.storage.database import make_engine
-from aftersales.storage.models import Base
-from tests.support.web import free_port
+from tests.support import database
+from tests.support.database import engine_at
+from tests.support.ports import free_port
 
 
 def row_counts(url: str) -> dict[str, int]:
-    engine = make_engine(url)
-    with engine.connect() as connection:
-        counts = {t.name: connection.scalar(select(func.count()).select_from(t)) for t in Base.metadata.sorted_tables}
-    engine.dispose()
-    return counts
+    with engine_at(url) as engine:
+        return database.row_counts(engine)
 
 
 def test_db_upgrade_then_current_reports_head(empty_url, monkeypatch, capsys):
@@ -39,10 +35,8 @@ def test_seed_load_twice_leaves_every_table_the_same_and_reset_restores_it(empty
     first = row_counts(url)
     assert main(["seed", "load"]) == 0
     assert row_counts(url) == first
-    engine = make_engine(url)
-    with engine.begin() as connection:
+    with engine_at(url) as engine, engine.begin() as connection:
         connection.exec_driver_sql("DELETE FROM ticket_events WHERE id <= 5")
-    engine.dispose()
     assert main(["seed", "reset", "--yes"]) == 0
     assert row_counts(url) == first
 
@@ -78,10 +72,8 @@ def test_seed_reset_without_yes_and_without_a_terminal_changes_nothing(empty_url
 def test_seed_reset_asks_on_a_terminal_and_only_yes_deletes(empty_url, monkeypatch, capsys):
     monkeypatch.setenv("AFTERSALES_DATABASE_URL", empty_url)
     assert main(["seed", "load"]) == 0
-    engine = make_engine(empty_url)
-    with engine.begin() as connection:
+    with engine_at(empty_url) as engine, engine.begin() as connection:
         connection.exec_driver_sql("DELETE FROM ticket_events WHERE id <= 5")
-    engine.dispose()
     edited = row_counts(empty_url)
     for answer, status in (("n\n", 1), ("\n", 1), ("yes\n", 0)):
         monkeypatch.setattr("sys.stdin", Terminal(answer))

@@ -1,4 +1,5 @@
-"""Concurrent creates and estimates: one ticket per key, consecutive numbers, never more units than bought."""
+"""Concurrent creates and estimates on a real database: one ticket per key and per line, consecutive numbers,
+never more units than bought."""
 
 import random
 from datetime import timedelta
@@ -7,10 +8,12 @@ from sqlalchemy import func, select
 
 from aftersales.clock import as_utc, now
 from aftersales.domain.enums import ReasonCode, RefundMethod, TicketKind
-from aftersales.domain.errors import AfterSalesError
+from aftersales.domain.errors import AfterSalesError, RuleViolation
 from aftersales.services.quotes import estimate_refund
 from aftersales.storage.models import Order, Ticket
-from tests.integration.test_create_ticket import ALICE, POLICY, create, request, run_concurrently, ticket_count
+from tests.support.creation import ALICE, POLICY, create, ticket_request
+from tests.support.database import count_rows
+from tests.support.threads import run_concurrently
 
 CALLS = 50
 
@@ -34,13 +37,23 @@ def repairable_lines(app, count: int) -> list[tuple[str, int]]:
     raise AssertionError(f"only {len(found)} repairable lines")
 
 
-def test_fifty_concurrent_creates_with_one_key_give_one_ticket(app, stories):
-    req = request(stories["cheap_tshirts_in_window"]["order_id"], refund_method=RefundMethod.STORE_CREDIT)
-    before = ticket_count(app)
+def test_fifty_concurrent_creates_with_one_key_give_one_ticket_and_replay_it_to_the_rest(app, stories):
+    req = ticket_request(stories["cheap_tshirts_in_window"]["order_id"], refund_method=RefundMethod.STORE_CREDIT)
+    before = count_rows(app.engine)
     results = run_concurrently(CALLS, lambda _: create(app, req))
     assert not [r for r in results if isinstance(r, Exception)], results
     assert len({r.ticket.ticket_id for r in results}) == 1
-    assert ticket_count(app) == before + 1
+    assert sorted(r.outcome for r in results) == ["created"] + ["replayed"] * (CALLS - 1)
+    assert count_rows(app.engine) == before + 1
+
+
+def test_retries_with_fresh_keys_for_one_line_still_create_one_ticket(app, stories):
+    order_id = stories["cheap_tshirts_in_window"]["order_id"]
+    results = run_concurrently(8, lambda _: create(app, ticket_request(order_id)))
+    created = [r for r in results if not isinstance(r, Exception)]
+    refused = [r for r in results if isinstance(r, RuleViolation)]
+    assert len(created) == 1 and len(refused) == 7
+    assert all(created[0].ticket.ticket_id in str(error) for error in refused)
 
 
 def test_fifty_concurrent_creates_on_fifty_lines_get_unique_consecutive_numbers(app):
@@ -48,7 +61,7 @@ def test_fifty_concurrent_creates_on_fifty_lines_get_unique_consecutive_numbers(
 
     def open_repair(index: int):
         order_id, line_no = lines[index]
-        return create(app, request(order_id, line_no=line_no, kind=TicketKind.REPAIR, refund_method=None))
+        return create(app, ticket_request(order_id, line_no=line_no, kind=TicketKind.REPAIR, refund_method=None))
 
     results = run_concurrently(CALLS, open_repair)
     assert not [r for r in results if isinstance(r, Exception)], [r for r in results if isinstance(r, Exception)]
@@ -67,7 +80,7 @@ def test_concurrent_estimates_and_creates_never_cover_more_units_than_were_bough
             return estimate_refund(
                 app.uow(write=True), ALICE, order_id, 1, quantity, ReasonCode.DAMAGED, now(), POLICY.quote_ttl
             )
-        return create(app, request(order_id, quantity=quantity))
+        return create(app, ticket_request(order_id, quantity=quantity))
 
     results = run_concurrently(CALLS, act)
     unexpected = [r for r in results if isinstance(r, Exception) and not isinstance(r, AfterSalesError)]

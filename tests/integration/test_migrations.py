@@ -42,3 +42,51 @@ def test_the_alembic_command_upgrades_an_empty_sqlite_file_to_head(tmp_path):
     done = subprocess.run([str(alembic), "upgrade", "head"], cwd=ROOT, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert "Running upgrade 0002 -> 0003" in done.stderr and database.exists()
+
+
+def _index_definitions(engine) -> dict[str, str]:
+    """Each index's definition as the database keeps it."""
+    query = (
+        "SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'public'"
+        if engine.dialect.name == "postgresql"
+        else "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL"
+    )
+    with engine.connect() as connection:
+        return dict(connection.exec_driver_sql(query).all())
+
+
+def test_every_index_the_models_declare_is_the_one_the_migrations_built(empty_engine):
+    # compare_metadata does not look at an index's WHERE clause; rebuilding each index from the models does.
+    migrate.upgrade(empty_engine)
+    migrated = _index_definitions(empty_engine)
+    indexes = [index for table in Base.metadata.sorted_tables for index in table.indexes]
+    with empty_engine.begin() as connection:
+        for index in indexes:
+            index.drop(connection)
+            index.create(connection)
+    assert "uq_tickets_open_order_line" in migrated
+    assert {index.name: migrated[index.name] for index in indexes} == {
+        index.name: _index_definitions(empty_engine)[index.name] for index in indexes
+    }
+
+
+def test_dropping_the_idempotency_fingerprint_migrates_both_ways_with_records_kept(empty_engine):
+    from alembic import command
+
+    config = migrate.alembic_config()
+    with empty_engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "0004")
+        connection.exec_driver_sql(
+            "INSERT INTO idempotency_records (caller, tool, key, fingerprint, arguments, created_at, expires_at) "
+            "VALUES ('bot', 'after_sales_create_ticket', 'key-0001', 'f', '{}', "
+            "'2026-11-30 00:00:00', '2026-12-01 00:00:00')"
+        )
+        command.upgrade(config, "0005")
+        assert "fingerprint" not in {c["name"] for c in inspect(connection).get_columns("idempotency_records")}
+        command.downgrade(config, "0004")
+        assert connection.exec_driver_sql("SELECT key, fingerprint FROM idempotency_records").all() == [
+            ("key-0001", "")
+        ]
+        command.upgrade(config, "head")
+    assert migrate.current_revision(empty_engine) == migrate.head_revision()

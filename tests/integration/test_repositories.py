@@ -1,9 +1,9 @@
 """Repositories and the unit of work on a real database."""
 
 import pytest
-from sqlalchemy import func, select
 
 from aftersales.storage.models import Customer
+from tests.support.database import count_rows
 
 
 def test_the_timeline_gives_the_newest_events_oldest_first_and_the_total(app, baseline):
@@ -29,46 +29,37 @@ def test_an_order_line_is_found_by_order_and_line_number(app, stories):
         assert uow.orders.line_facts("O-2026-999999", 1) is None
 
 
-def _customers(app) -> int:
-    with app.uow() as uow:
-        return uow.session.scalar(select(func.count()).select_from(Customer))
+def new_customer(uow, customer_id: str, email: str) -> Customer:
+    """A customer added in `uow`, created when the first seeded customer was."""
+    customer = Customer(
+        id=customer_id,
+        name="X",
+        email=email,
+        phone="1",
+        tier="vip",
+        created_at=uow.session.get(Customer, "C-00001").created_at,
+    )
+    uow.session.add(customer)
+    return customer
 
 
 def test_the_unit_of_work_rolls_back_uncommitted_work_by_default(app):
-    before = _customers(app)
+    before = count_rows(app.engine, Customer)
     with app.uow() as uow:
         uow.session.get(Customer, "C-00001").name = "Changed"
-        uow.session.add(
-            Customer(
-                id="C-99999",
-                name="X",
-                email="x@example.com",
-                phone="1",
-                tier="vip",
-                created_at=uow.session.get(Customer, "C-00001").created_at,
-            )
-        )
-    assert _customers(app) == before
+        new_customer(uow, "C-99999", "x@example.com")
+    assert count_rows(app.engine, Customer) == before
     with app.uow() as uow:
         assert uow.session.get(Customer, "C-00001").name != "Changed"
 
 
 def test_the_unit_of_work_rolls_back_when_the_use_case_fails(app):
-    before = _customers(app)
+    before = count_rows(app.engine, Customer)
     with pytest.raises(RuntimeError), app.uow() as uow:
-        uow.session.add(
-            Customer(
-                id="C-99998",
-                name="X",
-                email="y@example.com",
-                phone="1",
-                tier="vip",
-                created_at=uow.session.get(Customer, "C-00001").created_at,
-            )
-        )
+        new_customer(uow, "C-99998", "y@example.com")
         uow.session.flush()
         raise RuntimeError("boom")
-    assert _customers(app) == before
+    assert count_rows(app.engine, Customer) == before
 
 
 def test_committed_work_is_kept(app):

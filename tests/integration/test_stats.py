@@ -3,16 +3,17 @@
 import json
 import random
 from collections import defaultdict
-from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from freezegun import freeze_time
 from sqlalchemy import event, insert
 
 from aftersales.cli.main import main
-from aftersales.services.audit import CallRecord, row_of
-from aftersales.services.stats import FAILED, REPEAT_WINDOW, ToolStats, percentile, tool_stats
+from aftersales.domain.calls import FAILED, REPEAT_WINDOW, percentile
+from aftersales.services.stats import ToolStats, tool_stats
+from aftersales.storage.audit import CallRecord, row_of
 from aftersales.storage.models import ToolCall
+from tests.support.audit import call_record
 
 SINCE = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)
 QUERY, ESTIMATE = "after_sales_query_ticket", "after_sales_estimate_refund"
@@ -20,19 +21,10 @@ QUERY, ESTIMATE = "after_sales_query_ticket", "after_sales_estimate_refund"
 
 def call(caller: str, at: datetime, latency_ms: float, outcome: str = "ok", tool: str = QUERY, **more) -> CallRecord:
     """A record of one call; the rest of its fields ordinary unless given."""
-    record = CallRecord(
-        called_at=at,
-        caller=caller,
-        tool=tool,
-        arguments={},
-        arguments_valid=True,
-        outcome=outcome,
-        error_kind=None if outcome in ("ok", "input_required") else "tool",
-        input_round=1,
-        replayed=False,
-        latency_ms=latency_ms,
+    error_kind = None if outcome in ("ok", "input_required") else "tool"
+    return call_record(
+        called_at=at, caller=caller, tool=tool, outcome=outcome, error_kind=error_kind, latency_ms=latency_ms, **more
     )
-    return replace(record, **more)
 
 
 def store(app, records: list[CallRecord]) -> None:

@@ -12,13 +12,6 @@ from jsonschema import Draft202012Validator
 MISSING: Any = object()
 UNSTORABLE = ("\x00", "\ud800", "\udfff")
 EXTRA_FIELD = "unexpected_field"
-# Settings that lift the rate limits, for tests that send hundreds of calls a second on purpose.
-UNLIMITED = {
-    "rate_read_per_minute": 1_000_000,
-    "rate_read_burst": 1_000_000,
-    "rate_write_per_minute": 1_000_000,
-    "rate_write_burst": 1_000_000,
-}
 
 # The words an answer uses for each rule, so a test checks that the rule is named as well as the field.
 RULE_WORDS = {

@@ -15,7 +15,7 @@ import anyio
 import httpx
 from starlette.types import Message, Receive, Scope, Send
 
-from tests.support.servers import serve_in_thread
+from tests.support.web import serving
 
 # Headers that describe one hop, not the message (RFC 9110 section 7.6.1), plus those the proxy's server sets.
 HOP_BY_HOP = frozenset(
@@ -117,5 +117,5 @@ async def _cancel_on_disconnect(receive: Receive, scope: anyio.CancelScope) -> N
 @contextmanager
 def running(upstream: str, headers: dict[str, str], observe: Observer | None = None) -> Iterator[str]:
     """Serve a HeaderProxy for `upstream` on a free loopback port; yield its base URL."""
-    with serve_in_thread(HeaderProxy(upstream, headers, observe)) as url:
+    with serving(HeaderProxy(upstream, headers, observe)) as url:
         yield url

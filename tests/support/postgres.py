@@ -1,20 +1,30 @@
-"""A throwaway PostgreSQL server for the test run: initdb in a temp dir, a free loopback port, stopped at the end.
+"""A throwaway PostgreSQL server for the test run, and scratch databases made on it for one test each.
 
-Used when AFTERSALES_TEST_POSTGRES_URL is not set. Installs Debian's server package with apt-get only when no
-PostgreSQL binaries are found. PostgreSQL refuses to run as root, so as root the server runs as a system user.
+The server (initdb in a temp dir, a free loopback port, stopped at the end) is used when
+AFTERSALES_TEST_POSTGRES_URL is not set. Installs Debian's server package with apt-get only when no PostgreSQL
+binaries are found. PostgreSQL refuses to run as root, so as root the server runs as a system user.
 """
 
 import glob
+import itertools
 import os
 import pwd
 import shutil
-import socket
 import subprocess
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from sqlalchemy import Engine, text
+from sqlalchemy.engine import make_url
+
+from aftersales.storage.database import make_engine
+from tests.support.ports import free_port
+
 SERVICE_USER = "postgres"
+_numbers = itertools.count()
 
 
 @dataclass
@@ -68,13 +78,6 @@ def install_server() -> Path:
     return found
 
 
-def free_port() -> int:
-    """A free TCP port on 127.0.0.1."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def start() -> PostgresServer:
     """initdb and start a server on a free port; the caller must `stop()` it."""
     bin_dir = find_bin_dir() or install_server()
@@ -100,3 +103,23 @@ def start() -> PostgresServer:
         shutil.rmtree(root, ignore_errors=True)
         raise RuntimeError(f"PostgreSQL did not start: {log[-2000:]}")
     return server
+
+
+def admin_engine(url: str) -> Engine:
+    """An autocommit engine for CREATE/DROP DATABASE."""
+    return make_engine(url, isolation_level="AUTOCOMMIT")
+
+
+@contextmanager
+def scratch_database(admin_url: str, template: str | None = None) -> Iterator[str]:
+    """A PostgreSQL database made for one test (a copy of `template`, or empty), dropped afterwards."""
+    name = f"aftersales_test_{os.getpid()}_{next(_numbers)}"
+    admin = admin_engine(admin_url)
+    with admin.connect() as connection:
+        connection.execute(text(f"CREATE DATABASE {name}" + (f" TEMPLATE {template}" if template else "")))
+    try:
+        yield make_url(admin_url).set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as connection:
+            connection.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+        admin.dispose()

@@ -7,25 +7,36 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
-from datetime import timedelta
 from pathlib import Path
 
 import httpx
 
-from aftersales.clock import now
-from aftersales.domain.callers import ALL_SCOPES
-from aftersales.security import tokens
-from tests.support.web import free_port
+from tests.support.clients import bearer_token
+from tests.support.ports import free_port
+
+SERVE = [sys.executable, "-m", "aftersales", "serve"]
+START_TIMEOUT = 60  # seconds
+STOP_TIMEOUT = 30  # seconds
+
+
+def new_key() -> str:
+    """A key strong enough for production settings."""
+    return secrets.token_urlsafe(48)
 
 
 @dataclass
 class ServeProcess:
-    """One server process on `database_url`, with keys of its own; stderr goes to `log`."""
+    """One production server process on `database_url`, data in `folder`, stderr in `log`.
+
+    Processes given the same `keys` and `state_keys` are replicas: each accepts the tokens and the requestState
+    the others issued.
+    """
 
     database_url: str
     folder: Path
     port: int = field(default_factory=free_port)
-    keys: list[str] = field(default_factory=lambda: [secrets.token_urlsafe(48)])
+    keys: list[str] = field(default_factory=lambda: [new_key()])
+    state_keys: str = field(default_factory=new_key)
     process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -37,34 +48,35 @@ class ServeProcess:
         return self.folder / "server.log"
 
     def start(self) -> None:
-        """Start `aftersales serve` and wait until it answers /healthz."""
+        """Start `aftersales serve` and wait until /readyz answers 200 (the database is reachable and migrated)."""
         env = {
             **os.environ,
             "AFTERSALES_ENV": "production",
             "AFTERSALES_DATABASE_URL": self.database_url,
             "AFTERSALES_DATA_DIR": str(self.folder),
             "AFTERSALES_SECRET_KEYS": ",".join(self.keys),
-            "AFTERSALES_STATE_KEYS": secrets.token_urlsafe(48),
+            "AFTERSALES_STATE_KEYS": self.state_keys,
             "AFTERSALES_LOG_LEVEL": "INFO",
         }
-        argv = [sys.executable, "-m", "aftersales", "serve", "--port", str(self.port)]
         with self.log.open("ab") as log:
-            self.process = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=log)
-        deadline = time.monotonic() + 60
+            self.process = subprocess.Popen(
+                [*SERVE, "--port", str(self.port)], env=env, stdout=subprocess.DEVNULL, stderr=log
+            )
+        deadline = time.monotonic() + START_TIMEOUT
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise RuntimeError(f"aftersales serve exited: {self.log.read_text()[-2000:]}")
             try:
-                if httpx.get(f"{self.url}/healthz", timeout=1).status_code == 200:
+                if httpx.get(f"{self.url}/readyz", timeout=1).status_code == 200:
                     return
             except httpx.HTTPError:
                 pass
             time.sleep(0.05)
-        raise RuntimeError("aftersales serve did not start")
+        raise RuntimeError(f"aftersales serve did not become ready in {START_TIMEOUT} seconds")
 
     def token(self, caller: str = "support-bot") -> str:
         """A bearer token for `caller` with every scope, signed with this server's keys."""
-        return tokens.issue(self.keys, caller, list(ALL_SCOPES), timedelta(hours=1), now())
+        return bearer_token(self.keys, caller)
 
     def signal(self, number: int = signal.SIGTERM) -> None:
         """Send a signal, as an orchestrator stopping the container would."""
@@ -82,7 +94,7 @@ class ServeProcess:
             raise
 
     def stop(self) -> None:
-        """Make sure the process is gone."""
+        """Stop gracefully with SIGTERM if it still runs, as an orchestrator would; kill it if that takes too long."""
         if self.process is not None and self.process.poll() is None:
-            self.process.kill()
-            self.process.wait()
+            self.signal(signal.SIGTERM)
+            self.wait(STOP_TIMEOUT)

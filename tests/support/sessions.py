@@ -2,12 +2,10 @@
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from datetime import timedelta
 
 import httpx
 
-from aftersales.clock import now
-from aftersales.security import tokens
+from tests.support.clients import bearer_token
 
 ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 INITIALIZE = {
@@ -25,7 +23,7 @@ class LegacyCallers:
         self.url, self.keys, self.http = f"{url}/mcp", keys, http
 
     def headers(self, caller: str, session: str | None = None) -> dict[str, str]:
-        token = tokens.issue(self.keys, caller, ["tickets:read"], timedelta(hours=1), now())
+        token = bearer_token(self.keys, caller, ["tickets:read"])
         session_headers = {"Mcp-Session-Id": session, "MCP-Protocol-Version": "2025-11-25"} if session else {}
         return {**ACCEPT, "Authorization": f"Bearer {token}", **session_headers}
 

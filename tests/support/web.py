@@ -1,32 +1,28 @@
-"""Serving a web app over real HTTP for a test: uvicorn on a free loopback port, in a thread."""
+"""Serving an ASGI app over real HTTP for a test: uvicorn on a free loopback port, in a thread of the test process."""
 
-import socket
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 import uvicorn
-from starlette.applications import Starlette
+from starlette.types import ASGIApp
 
 from aftersales.web.serving import Server
+from tests.support.ports import free_port
 
-
-def free_port() -> int:
-    """A free TCP port on loopback."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+START_TIMEOUT = 15  # seconds
+STOP_TIMEOUT = 10  # seconds
 
 
 @contextmanager
-def serving(web: Starlette) -> Iterator[str]:
-    """Serve `web` the way `aftersales serve` does, until the block ends; yield the base URL."""
-    port = free_port()
-    server = Server(uvicorn.Config(web, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
+def serving(app: ASGIApp, port: int | None = None) -> Iterator[str]:
+    """Serve `app` the way `aftersales serve` does until the block ends; yield its base URL (http://127.0.0.1:PORT)."""
+    port = port or free_port()
+    server = Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 15
+    deadline = time.monotonic() + START_TIMEOUT
     while not server.started:
         if time.monotonic() > deadline or not thread.is_alive():
             raise RuntimeError("uvicorn did not start")
@@ -35,4 +31,7 @@ def serving(web: Starlette) -> Iterator[str]:
         yield f"http://127.0.0.1:{port}"
     finally:
         server.should_exit = True
-        thread.join(10)
+        thread.join(STOP_TIMEOUT)
+    # Reached only when the block ended without an error, so a failure inside it is never hidden by this one.
+    if thread.is_alive():
+        raise RuntimeError(f"uvicorn on port {port} did not stop within {STOP_TIMEOUT} seconds")

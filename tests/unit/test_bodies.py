@@ -10,11 +10,6 @@ from aftersales.web.bodies import WholeBodies
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 class Recorder:
     """An ASGI app that reads the whole body the way Starlette's Request.body() does."""
 

@@ -6,11 +6,10 @@ import anyio
 from prometheus_client.openmetrics.parser import text_string_to_metric_families as openmetrics_families
 from prometheus_client.parser import text_string_to_metric_families
 
-from aftersales.app import App
 from aftersales.mcp.metrics import OUTCOMES, RETRY_KINDS, UNKNOWN, Metrics
 from aftersales.mcp.server import build_server
 from aftersales.mcp.tools import NAMES
-from aftersales.settings import Settings
+from tests.support.metrics import samples
 
 EVIL = 'after_sales_query_ticket"} 1\nfake_metric{x="'
 
@@ -19,17 +18,6 @@ def bound(dropped=lambda: 0) -> Metrics:
     metrics = Metrics()
     metrics.bind(NAMES, audit_dropped=dropped)
     return metrics
-
-
-def samples(metrics: Metrics, name: str) -> dict[tuple[tuple[str, str], ...], float]:
-    """Every sample called `name` in the Prometheus text exposition, by its sorted labels."""
-    text = metrics.render()[0].decode()
-    return {
-        tuple(sorted(sample.labels.items())): sample.value
-        for family in text_string_to_metric_families(text)
-        for sample in family.samples
-        if sample.name == name
-    }
 
 
 def test_a_tool_name_with_a_quote_and_a_newline_counts_as_unknown_and_the_exposition_still_parses():
@@ -104,22 +92,19 @@ def test_two_apps_in_one_process_count_into_registries_of_their_own():
     assert samples(second, "aftersales_tool_calls_total")[(("outcome", "ok"), ("tool", NAMES[0]))] == 0
 
 
-def test_dropped_audit_records_are_read_from_the_audit_log_at_every_scrape(tmp_path):
-    app = App(Settings(data_dir=tmp_path, database_url=f"sqlite:///{tmp_path / 'unused.db'}"))
+def test_dropped_audit_records_are_read_from_the_audit_log_at_every_scrape(bare_app):
+    app = bare_app
     build_server(app)
     assert samples(app.metrics, "aftersales_audit_records_dropped_total") == {(): 0}
     app.audit = SimpleNamespace(close=lambda: None, dropped=7)
     assert samples(app.metrics, "aftersales_audit_records_dropped_total") == {(): 7}
     app.audit.dropped = 9
     assert samples(app.metrics, "aftersales_audit_records_dropped_total") == {(): 9}
-    app.close()
 
 
-def test_the_server_binds_exactly_the_tools_it_registers(tmp_path):
-    app = App(Settings(data_dir=tmp_path, database_url=f"sqlite:///{tmp_path / 'unused.db'}"))
-    server = build_server(app)
+def test_the_server_binds_exactly_the_tools_it_registers(bare_app):
+    server = build_server(bare_app)
     registered = {tool.name for tool in anyio.run(server.list_tools)}
     assert registered == set(NAMES)
-    counted = {dict(key)["tool"] for key in samples(app.metrics, "aftersales_tool_argument_failures_total")}
+    counted = {dict(key)["tool"] for key in samples(bare_app.metrics, "aftersales_tool_argument_failures_total")}
     assert counted == {*NAMES, UNKNOWN}
-    app.close()

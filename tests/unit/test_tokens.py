@@ -4,19 +4,22 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from freezegun import freeze_time
+from itsdangerous import URLSafeSerializer
 
 from aftersales.clock import now
-from aftersales.security.tokens import InvalidToken, issue, verify
+from aftersales.security.tokens import SALT, InvalidToken, issue, verify
 
 OLD, NEW = "o" * 40, "n" * 40
 T0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 
 
 def test_a_token_carries_caller_scopes_issue_time_and_expiry():
-    claims = verify([OLD], issue([OLD], "support-bot", ["tickets:read"], timedelta(days=30), T0), T0)
+    token = issue([OLD], "support-bot", ["tickets:read"], timedelta(days=30), T0)
+    claims = verify([OLD], token, T0)
     assert claims.caller.id == "support-bot"
     assert claims.caller.scopes == frozenset({"tickets:read"})
-    assert (claims.issued_at, claims.expires_at) == (T0, T0 + timedelta(days=30))
+    issued = URLSafeSerializer([OLD], salt=SALT).loads(token)["iat"]
+    assert (datetime.fromtimestamp(issued, UTC), claims.expires_at) == (T0, T0 + timedelta(days=30))
 
 
 def test_a_token_signed_with_another_key_is_refused():

@@ -1,5 +1,6 @@
 """after_sales_create_ticket: open a ticket once per idempotency key, asking the person what only they know."""
 
+from dataclasses import asdict
 from typing import Annotated
 
 from mcp.server.mcpserver import Context, Elicit, ElicitationResult, MCPServer, Resolve
@@ -9,12 +10,13 @@ from mcp_types import ToolAnnotations
 from aftersales.app import App
 from aftersales.clock import now
 from aftersales.domain.callers import WRITE
+from aftersales.domain.calls import CREATE_TICKET
 from aftersales.domain.creation import TicketRequest, confirmation_message, missing_refund_method
 from aftersales.domain.enums import ReasonCode, RefundMethod, TicketKind
 from aftersales.domain.errors import AfterSalesError
 from aftersales.domain.money import format_money
 from aftersales.mcp.caller import authorize
-from aftersales.mcp.errors import crash_to_protocol_error, database_errors, error_result, tool_errors
+from aftersales.mcp.errors import crash_to_protocol_error, tool_errors
 from aftersales.mcp.fields import (
     Description,
     IdempotencyKey,
@@ -26,12 +28,12 @@ from aftersales.mcp.fields import (
     Quantity,
     Reason,
 )
-from aftersales.mcp.forms import ConfirmForm, RefundMethodForm, can_elicit
+from aftersales.mcp.forms import ConfirmForm, RefundMethodForm, can_elicit, question
 from aftersales.services import creation
 from aftersales.services.creation import Assessment, CreationPolicy, Decisions
 from aftersales.services.views import CreateResult
 
-NAME = "after_sales_create_ticket"
+NAME = CREATE_TICKET
 REFUSED_METHOD = {
     "decline": "The customer declined to choose a refund method.",
     "cancel": "The customer cancelled the refund-method question without answering.",
@@ -41,6 +43,9 @@ REFUSED_CONFIRMATION = {
     "cancel": "The customer cancelled the refund confirmation without answering.",
 }
 TITLE = "Open an after-sales ticket"
+# The preflight's answer, or the rule it found broken. A resolver cannot raise a tool error (the SDK would word it
+# itself), so a broken rule travels to the tool body as a value and is raised there.
+Checked = Assessment | AfterSalesError
 
 
 def description(policy: CreationPolicy) -> str:
@@ -77,12 +82,7 @@ def register(server: MCPServer, app: App) -> None:
     """Add the tool to `server`."""
     settings = app.settings
     policy = CreationPolicy(
-        quote_ttl=settings.quote_ttl,
-        idempotency_ttl=settings.idempotency_ttl,
-        confirm_above_minor=settings.confirm_above_minor,
-        review_above_minor=settings.review_above_minor,
-        review_recent_tickets=settings.review_recent_tickets,
-        review_window=settings.review_window,
+        quote_ttl=settings.quote_ttl, idempotency_ttl=settings.idempotency_ttl, **asdict(settings.thresholds)
     )
 
     def request_of(
@@ -110,19 +110,17 @@ def register(server: MCPServer, app: App) -> None:
         )
 
     @crash_to_protocol_error
-    def assessment(request: Annotated[TicketRequest, Resolve(request_of)]) -> Assessment:
+    def assessment(request: Annotated[TicketRequest, Resolve(request_of)]) -> Checked:
         """Check the caller and the rules before anyone is asked anything (re-runs every round)."""
         try:
-            with database_errors():
-                return creation.preflight(app.uow(), authorize(WRITE, NAME), request, now(), policy)
+            return creation.preflight(app.uow(), authorize(WRITE, NAME), request, now(), policy)
         except AfterSalesError as error:
-            return Assessment(error=error)
+            return error
 
-    def ask_method(
-        checked: Annotated[Assessment, Resolve(assessment)], ctx: Context
-    ) -> Elicit[RefundMethodForm] | None:
+    @question(NAME, "refund_method")
+    def ask_method(checked: Annotated[Checked, Resolve(assessment)], ctx: Context) -> Elicit[RefundMethodForm] | None:
         """Ask where the refund goes, when only the person can say and the client can show a form."""
-        if not checked.needs_method or not can_elicit(ctx):
+        if not isinstance(checked, Assessment) or not checked.needs_method or not can_elicit(ctx):
             return None
         assert checked.line is not None
         return Elicit(
@@ -130,11 +128,12 @@ def register(server: MCPServer, app: App) -> None:
             RefundMethodForm,
         )
 
+    @question(NAME, "confirm")
     def ask_confirmation(
-        checked: Annotated[Assessment, Resolve(assessment)], quantity: int, ctx: Context
+        checked: Annotated[Checked, Resolve(assessment)], quantity: int, ctx: Context
     ) -> Elicit[ConfirmForm] | None:
         """Ask a person to confirm a large refund, in the same round as the method question."""
-        if not checked.needs_confirmation(policy) or not can_elicit(ctx):
+        if not isinstance(checked, Assessment) or not checked.needs_confirmation(policy) or not can_elicit(ctx):
             return None
         assert checked.line is not None and checked.breakdown is not None
         total, line = checked.breakdown.total_minor, checked.line
@@ -159,7 +158,7 @@ def register(server: MCPServer, app: App) -> None:
         description: Description,
         idempotency_key: IdempotencyKey,
         request: Annotated[TicketRequest, Resolve(request_of)],
-        checked: Annotated[Assessment, Resolve(assessment)],
+        checked: Annotated[Checked, Resolve(assessment)],
         method_answer: Annotated[ElicitationResult[RefundMethodForm], Resolve(ask_method)],
         confirm_answer: Annotated[ElicitationResult[ConfirmForm], Resolve(ask_confirmation)],
         quantity: Quantity = 1,
@@ -167,8 +166,8 @@ def register(server: MCPServer, app: App) -> None:
         quote_id: OptionalQuoteId = None,
     ) -> CreateResult:
         # The plain arguments define the input schema; `request` carries the same values as one object.
-        if checked.error is not None:
-            return error_result(checked.error)  # type: ignore[return-value]
+        if isinstance(checked, AfterSalesError):
+            raise checked  # tool_errors answers it, as it answers every rule this tool breaks
         if checked.replay is not None:
             return checked.replay
         decisions = Decisions(method=checked.method)

@@ -6,6 +6,7 @@ from mcp_types import ToolAnnotations
 from aftersales.app import App
 from aftersales.clock import now
 from aftersales.domain.callers import READ
+from aftersales.domain.calls import ESTIMATE_REFUND
 from aftersales.durations import describe_duration
 from aftersales.mcp.caller import authorize
 from aftersales.mcp.errors import tool_errors
@@ -13,7 +14,7 @@ from aftersales.mcp.fields import LineNo, OrderId, Quantity, Reason
 from aftersales.services import quotes
 from aftersales.services.views import QuoteView
 
-NAME = "after_sales_estimate_refund"
+NAME = ESTIMATE_REFUND
 TITLE = "Estimate a refund"
 
 

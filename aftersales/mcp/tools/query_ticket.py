@@ -5,13 +5,14 @@ from mcp_types import ToolAnnotations
 
 from aftersales.app import App
 from aftersales.domain.callers import READ
+from aftersales.domain.calls import QUERY_TICKET
 from aftersales.mcp.caller import authorize
 from aftersales.mcp.errors import tool_errors
 from aftersales.mcp.fields import TicketId
 from aftersales.services import tickets
 from aftersales.services.views import TicketView
 
-NAME = "after_sales_query_ticket"
+NAME = QUERY_TICKET
 DESCRIPTION = """\
 Look up one after-sales ticket (refund, return, exchange or repair) by its number and report where it stands.
 

@@ -47,7 +47,8 @@ class PostgresPlaces:
     def exists(self, place: Place) -> bool:
         """Whether the database exists."""
         with self._admin.connect() as connection:
-            return connection.scalar(text("SELECT 1 FROM pg_database WHERE datname = :n"), {"n": self.name(place)}) == 1
+            found = connection.scalar(text("SELECT 1 FROM pg_database WHERE datname = :n"), {"n": self.name(place)})
+        return found is not None
 
     def create_empty(self, place: Place) -> None:
         """CREATE DATABASE from template0's defaults."""

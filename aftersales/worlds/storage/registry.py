@@ -30,8 +30,8 @@ from sqlalchemy import (
 from sqlalchemy.exc import IntegrityError
 
 from aftersales.clock import as_utc
+from aftersales.storage.base import NAMING_CONVENTION, UtcDateTime
 from aftersales.storage.database import WRITE
-from aftersales.storage.models import NAMING_CONVENTION, UtcDateTime
 from aftersales.worlds.errors import UnknownWorld, WorldRequestError
 from aftersales.worlds.model import CLOCK_MODES, SOURCE_KINDS, STATES, Place, World, WorldClock
 

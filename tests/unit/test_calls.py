@@ -1,11 +1,11 @@
-"""The one nearest-rank percentile definition: exact integer arithmetic, the same in Python and in SQL."""
+"""Tool calls as counted, without a database: the one nearest-rank percentile definition, exact integer arithmetic."""
 
 import math
 from fractions import Fraction
 
 import pytest
 
-from aftersales.services.stats import nearest_rank, percentile
+from aftersales.domain.calls import nearest_rank, percentile
 
 
 @pytest.mark.parametrize(

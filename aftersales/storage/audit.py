@@ -15,13 +15,13 @@ from datetime import datetime, timedelta
 from itertools import islice
 from typing import Any
 
-from sqlalchemy import String, delete, insert
-from sqlalchemy.exc import DisconnectionError, InterfaceError, OperationalError
-from sqlalchemy.exc import TimeoutError as PoolTimeout
+from sqlalchemy import String
 from sqlalchemy.orm import Session, sessionmaker
 
 from aftersales.clock import now
+from aftersales.domain.errors import ServiceUnavailable
 from aftersales.storage.models import ToolCall
+from aftersales.storage.unit_of_work import UnitOfWork
 
 log = logging.getLogger(__name__)
 SECRET_WORDS = ("token", "secret", "password", "authorization", "state")
@@ -37,8 +37,6 @@ WIDTHS = {c.name: c.type.length for c in ToolCall.__table__.columns if isinstanc
 # PostgreSQL refuses NUL in text and no driver can encode a lone surrogate (JSON may carry "\ud800").
 UNSAFE = re.compile("[\x00\ud800-\udfff]")
 SURROGATE = re.compile("[\ud800-\udfff]")
-# Errors that say the database is not answering, not that one row is wrong: retrying row by row cannot help.
-UNAVAILABLE = (OperationalError, InterfaceError, DisconnectionError, PoolTimeout)
 
 
 @dataclass(frozen=True)
@@ -221,7 +219,7 @@ class AuditLog:
         for index, row in enumerate(rows):
             try:
                 self._insert([row])
-            except UNAVAILABLE:
+            except ServiceUnavailable:  # the database is not answering: writing the rest row by row cannot help
                 self._drop(
                     len(rows) - index, "the database is unavailable; %d audit records are lost", len(rows) - index
                 )
@@ -232,8 +230,9 @@ class AuditLog:
                 )
 
     def _insert(self, rows: list[dict[str, Any]]) -> None:
-        with self._session_factory() as session, session.begin():
-            session.execute(insert(ToolCall.__table__), rows)  # one executemany; no ORM objects per record
+        with UnitOfWork(self._session_factory) as uow:
+            uow.tool_calls.add_many(rows)
+            uow.commit()
 
     def _drop(self, count: int, message: str, *args: object) -> None:
         with self._lock:
@@ -246,7 +245,8 @@ class AuditLog:
             return
         self._last_purge = moment  # a failed purge waits for the next period rather than slowing every batch
         try:
-            with self._session_factory() as session, session.begin():
-                session.execute(delete(ToolCall).where(ToolCall.called_at < moment - self._retention))
+            with UnitOfWork(self._session_factory) as uow:
+                uow.tool_calls.purge_before(moment - self._retention)
+                uow.commit()
         except Exception:
             log.exception("could not purge audit records older than %s", self._retention)

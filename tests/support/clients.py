@@ -1,17 +1,37 @@
 """Connecting the real MCP client as a given caller: in memory, or over HTTP with a bearer token."""
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
+from datetime import timedelta
 from typing import Any
 
 import httpx2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
+from aftersales.clock import now
 from aftersales.domain.callers import ALL_SCOPES, Caller
 from aftersales.mcp.caller import acting_as
+from aftersales.security import tokens
 
 SUPPORT_BOT = Caller("support-bot", frozenset(ALL_SCOPES))
+# Words that would show a client the server's insides: a validation library, a stack trace, a link to a library's docs.
+LEAKS = ("pydantic", "validation error", "traceback", "http://", "https://")
+
+
+def leaks(text: str) -> list[str]:
+    """The LEAKS in `text`, whatever their case."""
+    return [leak for leak in LEAKS if leak in text.lower()]
+
+
+def bearer_token(
+    keys: list[str],
+    caller: str = "support-bot",
+    scopes: Iterable[str] = ALL_SCOPES,
+    ttl: timedelta = timedelta(hours=1),
+) -> str:
+    """A caller token signed with `keys`, as `aftersales token issue` makes one."""
+    return tokens.issue(keys, caller, list(scopes), ttl, now())
 
 
 @asynccontextmanager

@@ -1,0 +1,1 @@
+"""`aftersales demo`: a browser page showing both sides of elicitation, on two protocol revisions at once."""

@@ -1,0 +1,248 @@
+"""The guided cases: what the agent asks for, what the person is expected to answer, and what to say at each step.
+
+This is the one source of the cases: the page and `examples/elicitation_demo.py` both run them through the demo
+backend. Order lines come from the baseline's stories (seed/README.md); every run starts from fresh data.
+"""
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from aftersales.demo.driver import Column
+
+TSHIRTS = "O-2026-001410"  # cheap_tshirts_in_window: ¥99.00 plus ¥10.00 shipping, under the confirmation threshold
+LAPTOP = "O-2026-001423"  # vip_laptop_recent: ¥12,999.00, so the server asks for the method and a confirmation
+SHORT_ROUNDS = "2026-07-28-short-rounds"  # the world whose server seals rounds for a few seconds (the expired case)
+
+
+def arguments(case: str, order_id: str, **changes: Any) -> dict[str, Any]:
+    """after_sales_create_ticket's arguments for a defective item's return, keyed for this case."""
+    return {
+        "order_id": order_id,
+        "line_no": 1,
+        "kind": "return_and_refund",
+        "reason_code": "defective",
+        "description": "It stopped working after two days.",
+        "idempotency_key": f"demo-{case}-0001",
+    } | changes
+
+
+@dataclass(frozen=True)
+class Case:
+    """One guided case: `steps` are (phase, narration) pairs the page lights up as either column reaches them."""
+
+    key: str
+    title: str
+    summary: str
+    order: str  # the order whose line 1 the agent opens a ticket for
+    steps: tuple[tuple[str, str], ...]
+    script: Callable[["Column"], Awaitable[None]]
+    suggested: dict[str, Any] = field(default_factory=dict)  # the answer a presenter gives: action and fields
+    forms: bool = True  # whether the client declares that it can show forms
+    world: dict[str, str] = field(default_factory=dict)  # revision -> world, when not the revision's own
+
+    def public(self) -> dict[str, Any]:
+        """What the page needs to list and narrate the case."""
+        steps = [{"phase": phase, "text": text} for phase, text in self.steps]
+        return {"key": self.key, "title": self.title, "summary": self.summary, "steps": steps, "forms": self.forms}
+
+
+async def one_ticket(column: "Column") -> None:
+    await column.create(arguments(column.case.key, column.case.order))
+
+
+async def without_forms(column: "Column") -> None:
+    call = arguments(column.case.key, column.case.order)
+    first = await column.create(call)
+    if first.get("is_error"):
+        column.phase("follow")
+        # The model did what the error said: asked the customer in the chat, then called again with the same key.
+        await column.create(call | {"refund_method": "original_payment"})
+
+
+async def replay(column: "Column") -> None:
+    call = arguments(column.case.key, column.case.order)
+    await column.create(call)
+    column.phase("replay")
+    await column.create(call)
+
+
+async def tampered(column: "Column") -> None:
+    await column.create(arguments(column.case.key, column.case.order), tamper=True)
+
+
+async def expired(column: "Column") -> None:
+    await column.create(arguments(column.case.key, column.case.order), hold=True)
+
+
+ASKED = (
+    "ask",
+    "The server asks the person. 2026-07-28: the call returns input_required with the questions and a sealed "
+    "requestState. 2025-11-25: the server sends elicitation/create while the call stays open.",
+)
+DONE = ("result", "The model's pane shows what the model receives: the outcome, the reason and the next step.")
+CASES = [
+    Case(
+        "method",
+        "Asks where the refund goes",
+        "A ¥99.00 return without a refund method: the server asks the person one question.",
+        TSHIRTS,
+        (
+            ("call", "The agent opens a return for a T-shirt pack without refund_method: only the customer knows."),
+            ASKED,
+            ("answer", "Choose where the money goes and submit (Enter)."),
+            (
+                "retry",
+                "2026-07-28: the client calls again with the answer and the requestState. 2025-11-25: the "
+                "answer is the response to elicitation/create. The same ticket number on both.",
+            ),
+            DONE,
+        ),
+        one_ticket,
+        {"action": "accept", "refund_method": "store_credit"},
+    ),
+    Case(
+        "large",
+        "Large refund: two questions",
+        "A ¥12,999.00 laptop: the refund method and a confirmation, asked in one round.",
+        LAPTOP,
+        (
+            ("call", "The agent opens a return for a ¥12,999.00 laptop without refund_method."),
+            (
+                "ask",
+                "Two questions: where the money goes, and a confirmation above ¥500.00. 2026-07-28 sends both "
+                "in one input_required round; 2025-11-25 sends two elicitation/create requests, one after the other, "
+                "nested under the one call.",
+            ),
+            ("answer", "The confirmation never names a method the person has not chosen yet. Answer and submit."),
+            ("retry", "2026-07-28: one retry carries both answers and the unchanged requestState."),
+            DONE,
+        ),
+        one_ticket,
+        {"action": "accept", "refund_method": "original_payment", "confirm": True},
+    ),
+    Case(
+        "decline",
+        "The person declines",
+        "The person declines the question: nothing is created.",
+        TSHIRTS,
+        (
+            ("call", "The same ¥99.00 return, without refund_method."),
+            ASKED,
+            ("answer", "Press Decline: the person does not want to answer."),
+            (
+                "result",
+                "Nothing is created. The model is told the customer declined, and not to retry unless the "
+                "customer changes their mind.",
+            ),
+        ),
+        one_ticket,
+        {"action": "decline"},
+    ),
+    Case(
+        "cancel",
+        "The person cancels",
+        "The person dismisses the form: nothing is created.",
+        TSHIRTS,
+        (
+            ("call", "The same ¥99.00 return, without refund_method."),
+            ASKED,
+            ("answer", "Press Cancel (or Escape): the person closed the form without answering."),
+            (
+                "result",
+                "Nothing is created; the reason says the question was cancelled, and the next step says not "
+                "to retry unless the customer changes their mind.",
+            ),
+        ),
+        one_ticket,
+        {"action": "cancel"},
+    ),
+    Case(
+        "no-forms",
+        "Client without forms",
+        "The client declares no elicitation capability: the model must ask.",
+        LAPTOP,
+        (
+            ("call", "This client declares no elicitation capability, so the server never sends it a form."),
+            (
+                "result",
+                "A tool error (isError) in three parts: what was missing, the rule, and what to do next: ask "
+                "the customer, then call again with refund_method and the same idempotency_key.",
+            ),
+            (
+                "follow",
+                "The model follows it: it asks in the chat and calls again with refund_method. The ticket is "
+                "created, and its timeline says the confirmation was left to the host.",
+            ),
+        ),
+        without_forms,
+        forms=False,
+    ),
+    Case(
+        "replay",
+        "Retry with the same key",
+        "The agent retries with the same idempotency key: the same ticket, no second one.",
+        TSHIRTS,
+        (
+            ("call", "The agent opens the ¥99.00 return; the person chooses the method."),
+            ("answer", "Choose a method and submit."),
+            (
+                "replay",
+                "The agent never saw the answer (say its connection dropped) and sends the same call with the "
+                "same idempotency_key: outcome replayed, the same ticket number, no question asked again.",
+            ),
+            DONE,
+        ),
+        replay,
+        {"action": "accept", "refund_method": "store_credit"},
+    ),
+    Case(
+        "tampered",
+        "Tampered round",
+        "The client changes what it sends back: refused, nothing created.",
+        LAPTOP,
+        (
+            ("call", "The agent opens the laptop return; the person answers both questions."),
+            ("answer", "Answer and submit; this client then tampers with what it sends back."),
+            (
+                "tamper",
+                "2026-07-28: one character of the sealed requestState is changed, and the server refuses the "
+                "retry with JSON-RPC -32602 (Invalid or expired requestState). 2025-11-25 has no requestState: the "
+                'client forges the answer instead (refund_method "cash", never offered) and gets a tool error.',
+            ),
+            ("result", "Nothing is created on either revision."),
+        ),
+        tampered,
+        {"action": "accept", "refund_method": "original_payment", "confirm": True},
+    ),
+    Case(
+        "expired",
+        "Expired round",
+        "The answer comes back after the round's lifetime.",
+        TSHIRTS,
+        (
+            (
+                "call",
+                "The ¥99.00 return again. For this case the 2026-07-28 column talks to a server started with "
+                "AFTERSALES_STATE_TTL=5s instead of the default 10 minutes, so a round expires while you watch.",
+            ),
+            (
+                "answer",
+                "Choose a method and submit; the client holds the answer until the round has expired (a "
+                "person who walked away).",
+            ),
+            (
+                "wait",
+                "2026-07-28: the sealed requestState has passed its expiry, so the retry is refused with "
+                "-32602 and nothing is created. 2025-11-25 has no round to expire: the server kept the call open the "
+                "whole time and creates the ticket.",
+            ),
+            DONE,
+        ),
+        expired,
+        {"action": "accept", "refund_method": "store_credit"},
+        world={"2026-07-28": SHORT_ROUNDS},
+    ),
+]
+BY_KEY = {case.key: case for case in CASES}

@@ -1,0 +1,165 @@
+"""One column of a case: the real MCP client on one protocol revision, against the demo server over HTTP.
+
+On 2026-07-28 the column drives the input_required rounds itself (the SDK's `allow_input_required` loop), so the
+person sees all questions of a round together; on 2025-11-25 the client's elicitation callback asks the person while
+the call stays open. Everything the client sends and receives is recorded by the wire tap.
+"""
+
+import time
+from typing import Any
+
+import anyio
+import httpx2
+from mcp import Client
+from mcp.client.session import ClientRequestContext
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
+from mcp_types import CallToolResult, ElicitRequestFormParams, ElicitResult, Implementation, InputRequiredResult
+
+from aftersales import __version__
+from aftersales.demo import sealed
+from aftersales.demo.cases import Case
+from aftersales.demo.stage import Answer, Run
+from aftersales.demo.telling import for_person
+from aftersales.demo.wire import Tap
+from aftersales.demo.worlds import Endpoint
+
+TOOL = "after_sales_create_ticket"
+MODERN, LEGACY = "2026-07-28", "2025-11-25"
+MODES = {MODERN: "auto", LEGACY: "legacy"}
+MAX_ROUNDS = 10
+FORGED = {"refund_method": "cash"}  # a choice the form never offered
+
+
+class Column:
+    """Plays `case` on `revision` and reports every step to `run`."""
+
+    def __init__(self, run: Run, revision: str, endpoint: Endpoint, case: Case, hold_seconds: float) -> None:
+        self.run, self.revision, self.endpoint, self.case = run, revision, endpoint, case
+        self.hold_seconds = hold_seconds
+        self.client: Client | None = None
+        self.tamper = self.hold = False
+        self.asked = 0
+
+    async def play(self) -> None:
+        """Connect, run the case's script, and say how it ended."""
+        endpoint = self.endpoint
+        self.emit({"type": "start", "url": endpoint.url, "caller": endpoint.caller, "forms": self.case.forms})
+        tap = Tap(lambda entry: self.emit(entry | {"type": "wire"}), self.describe)
+        try:
+            async with (
+                httpx2.AsyncClient(
+                    transport=tap,
+                    headers={"Authorization": f"Bearer {endpoint.token}"},
+                    # No read limit: on 2025-11-25 the call's stream stays open while the person thinks.
+                    timeout=httpx2.Timeout(30, read=None),
+                ) as http,
+                Client(
+                    streamable_http_client(endpoint.url, http_client=http),
+                    mode=MODES[self.revision],
+                    elicitation_callback=self.person if self.case.forms else None,
+                    client_info=Implementation(name="aftersales-demo", version=__version__),
+                ) as client,
+            ):
+                self.client = client
+                self.emit({"type": "connected", "protocol": client.protocol_version})
+                await self.case.script(self)
+        except Exception as error:  # the page says what stopped the column instead of hanging
+            self.emit({"type": "failed", "text": f"{type(error).__name__}: {error}"})
+        finally:
+            self.emit({"type": "end"})
+
+    async def create(self, arguments: dict[str, Any], *, tamper: bool = False, hold: bool = False) -> dict[str, Any]:
+        """Call after_sales_create_ticket, answering through the person; report and return what the model gets."""
+        assert self.client is not None
+        self.phase("call")
+        self.tamper, self.hold = tamper, hold
+        try:
+            if self.revision == MODERN:
+                result = await self.rounds(arguments)
+            else:
+                result = await self.client.call_tool(TOOL, arguments)
+        except MCPError as error:
+            outcome: dict[str, Any] = {"error": {"code": error.error.code, "message": error.error.message}}
+        else:
+            structured = result.structured_content
+            outcome = {"is_error": bool(result.is_error), "text": _text(result), "structured": structured}
+        self.phase("result")
+        self.emit({"type": "result", "arguments": arguments, **outcome, "person": for_person(outcome)})
+        return outcome
+
+    async def rounds(self, arguments: dict[str, Any]) -> CallToolResult:
+        """2026-07-28: call, and while the server answers input_required, ask the person and retry."""
+        assert self.client is not None
+        session = self.client.session
+        result = await session.call_tool(TOOL, arguments, allow_input_required=True)
+        for _ in range(MAX_ROUNDS):
+            if not isinstance(result, InputRequiredResult):
+                return result
+            state = result.request_state
+            facts = self.describe(state) if state else {}
+            questions = [
+                {"key": key, "message": request.params.message, "schema": request.params.requested_schema}
+                for key, request in result.input_requests.items()
+                if isinstance(request.params, ElicitRequestFormParams)
+            ]
+            answer = await self.ask(questions, expires_at=facts.get("expires_at"), ttl_seconds=facts.get("ttl_seconds"))
+            accepted = answer.action == "accept"
+            responses = {
+                key: ElicitResult(action=answer.action, content=answer.contents.get(key) if accepted else None)
+                for key in result.input_requests
+            }
+            if self.hold and facts.get("expires_unix"):
+                await self.wait(float(facts["expires_unix"]) - time.time() + 1)
+            if self.tamper and state:
+                self.phase("tamper")
+                middle = len(state) // 2
+                state = state[:middle] + ("A" if state[middle] != "A" else "B") + state[middle + 1 :]
+            self.phase("retry")
+            result = await session.call_tool(
+                TOOL, arguments, input_responses=responses, request_state=state, allow_input_required=True
+            )
+        raise RuntimeError(f"the server asked more than {MAX_ROUNDS} rounds")
+
+    async def person(self, context: ClientRequestContext, params: ElicitRequestFormParams) -> ElicitResult:
+        """2025-11-25: the server's elicitation/create, shown to the person while the call waits."""
+        key = f"elicitation/create id {context.request_id}"
+        answer = await self.ask([{"key": key, "message": params.message, "schema": params.requested_schema}])
+        if self.hold:
+            await self.wait(self.hold_seconds)
+        content = answer.contents.get(key) if answer.action == "accept" else None
+        if self.tamper and content is not None and "refund_method" in content:
+            self.phase("tamper")
+            content = content | FORGED
+        return ElicitResult(action=answer.action, content=content)
+
+    async def ask(self, questions: list[dict[str, Any]], **details: Any) -> Answer:
+        """One round for the person, with the answer the case suggests."""
+        self.asked += len(questions)
+        self.phase("ask")
+        answer = await self.run.ask(self.revision, questions, suggested=self.case.suggested, **details)
+        self.phase("answer")
+        return answer
+
+    async def wait(self, seconds: float) -> None:
+        """Hold the answer back (the expired case), saying so."""
+        seconds = max(seconds, 0.0)
+        self.phase("wait")
+        self.emit({"type": "hold", "seconds": round(seconds, 1)})
+        await anyio.sleep(seconds)
+
+    def describe(self, state: str) -> dict[str, Any]:
+        """What the sealed requestState is bound to, opened with the world's keys."""
+        return sealed.describe(state, self.endpoint.state_keys, self.endpoint.caller)
+
+    def phase(self, name: str) -> None:
+        """This column reached a step of the narration."""
+        self.emit({"type": "phase", "phase": name})
+
+    def emit(self, event: dict[str, Any]) -> int:
+        return self.run.emit(event | {"column": self.revision})
+
+
+def _text(result: CallToolResult) -> str:
+    """The result's text content."""
+    return "\n".join(getattr(block, "text", "") for block in result.content)

@@ -1,0 +1,148 @@
+"""The demo server: the page, its small JSON API, and the worlds' MCP endpoints the demo's clients talk to."""
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import anyio
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from aftersales.demo.cases import BY_KEY, CASES, SHORT_ROUNDS
+from aftersales.demo.driver import LEGACY, MODERN, Column
+from aftersales.demo.stage import Answer, Run, Stage
+from aftersales.demo.worlds import DemoWorlds
+from aftersales.settings import Settings
+
+STATIC = Path(__file__).resolve().parent / "static"
+REVISIONS = [MODERN, LEGACY]
+SHORT_TTL = timedelta(seconds=5)  # the expired case's rounds: long enough to answer, short enough to watch expire
+ACTIONS = ("accept", "decline", "cancel")
+
+
+def demo_settings(settings: Settings, folder: Path, host: str, port: int) -> Settings:
+    """The demo's own settings: the user's policy and limits, but throwaway data and keys in `folder`."""
+    loopback = host in ("127.0.0.1", "localhost", "[::1]")
+    return settings.model_copy(
+        update={
+            "env": "development",
+            "data_dir": folder,
+            "secret_keys": None,
+            "state_keys": None,
+            "host": "127.0.0.1" if loopback else host,
+            "allowed_hosts": "" if loopback else f"{host}:{port}",
+        }
+    )
+
+
+def create_demo_app(settings: Settings, folder: Path, host: str, port: int) -> Starlette:
+    """The demo's ASGI app; its clients reach the worlds at http://host:port (the address this server binds)."""
+    base = demo_settings(settings, folder, host, port)
+    worlds = DemoWorlds(base, folder, {MODERN: {}, LEGACY: {}, SHORT_ROUNDS: {"state_ttl": SHORT_TTL}})
+    worlds.base_url = f"http://{host}:{port}"
+    stage = Stage()
+    hold = SHORT_TTL.total_seconds() + 1
+
+    async def play(run: Run) -> None:
+        case = BY_KEY[run.case]
+        endpoints = {}
+        for revision in run.revisions:
+            endpoints[revision] = await anyio.to_thread.run_sync(worlds.fresh, case.world.get(revision, revision))
+        async with anyio.create_task_group() as group:
+            for revision in run.revisions:
+                group.start_soon(Column(run, revision, endpoints[revision], case, hold).play)
+        run.emit({"type": "done"})
+
+    async def index(_: Request) -> FileResponse:
+        return FileResponse(STATIC / "index.html")
+
+    async def cases(_: Request) -> JSONResponse:
+        return JSONResponse(
+            {
+                "cases": [case.public() for case in CASES],
+                "revisions": REVISIONS,
+                "state_ttl_seconds": base.state_ttl.total_seconds(),
+                "short_ttl_seconds": SHORT_TTL.total_seconds(),
+            }
+        )
+
+    async def start(request: Request) -> JSONResponse:
+        body = await _json(request)
+        case, revisions = body.get("case"), body.get("revisions") or REVISIONS
+        if case not in BY_KEY or not isinstance(revisions, list) or not set(revisions) <= set(REVISIONS):
+            return _problem(f"Unknown case or revisions; cases are {', '.join(BY_KEY)}, revisions {REVISIONS}.")
+        run = await stage.start(case, [r for r in REVISIONS if r in revisions], play)
+        return JSONResponse({"run": run.id})
+
+    async def events(request: Request) -> JSONResponse:
+        try:
+            after = int(request.query_params.get("after", "0"))
+        except ValueError:
+            return _problem("after must be a whole number.")
+        run, found = await stage.news(request.query_params.get("run") or None, after)
+        if run is None:
+            return JSONResponse({"run": None, "events": []})
+        over = run.finished.is_set()
+        return JSONResponse(
+            {"run": run.id, "case": run.case, "revisions": run.revisions, "events": found, "over": over}
+        )
+
+    async def answer(request: Request) -> JSONResponse:
+        body = await _json(request)
+        action, contents, run = body.get("action"), body.get("contents") or {}, stage.run
+        if action not in ACTIONS or not isinstance(contents, dict):
+            return _problem("action must be accept, decline or cancel; contents an object of answers by question.")
+        if run is None or run.id != body.get("run") or not run.answer(str(body.get("ask")), Answer(action, contents)):
+            return _problem("That question is not waiting for an answer (answered already, or another run).", 409)
+        return JSONResponse({"status": "delivered"})
+
+    async def reset(_: Request) -> JSONResponse:
+        await stage.clear()
+        await anyio.to_thread.run_sync(worlds.rebuild)
+        return JSONResponse({"status": "reset"})
+
+    @asynccontextmanager
+    async def lifespan(_: Starlette) -> AsyncIterator[None]:
+        await anyio.to_thread.run_sync(worlds.rebuild)
+        async with worlds.running(), stage.running():
+            yield
+
+    app = Starlette(
+        routes=[
+            Route("/", index, methods=["GET"]),
+            Route("/api/cases", cases, methods=["GET"]),
+            Route("/api/runs", start, methods=["POST"]),
+            Route("/api/events", events, methods=["GET"]),
+            Route("/api/answers", answer, methods=["POST"]),
+            Route("/api/reset", reset, methods=["POST"]),
+            Mount("/static", StaticFiles(directory=STATIC), name="static"),
+            Mount("/worlds", worlds.asgi()),
+        ],
+        lifespan=lifespan,
+    )
+
+    def close_streams() -> None:
+        worlds.close_streams()
+        stage.close()
+
+    app.state.close_streams = close_streams
+    app.state.stage, app.state.worlds = stage, worlds
+    return app
+
+
+async def _json(request: Request) -> dict[str, Any]:
+    """The request's JSON object, or an empty one."""
+    try:
+        body = await request.json()
+    except ValueError:
+        return {}
+    return body if isinstance(body, dict) else {}
+
+
+def _problem(text: str, status: int = 400) -> JSONResponse:
+    return JSONResponse({"error": text}, status_code=status)

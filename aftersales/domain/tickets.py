@@ -1,0 +1,48 @@
+"""A ticket's number, and a new ticket with its timeline as creation hands it to storage."""
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from aftersales.domain.enums import EventType, ReasonCode, RefundMethod, TicketKind, TicketStatus
+from aftersales.domain.refunds import Breakdown
+
+TICKET_NUMBER_PATTERN = r"^T-\d{4}-\d{4,}$"
+
+
+def ticket_number(year: int, sequence: int) -> str:
+    """The number of the `sequence`-th ticket opened in `year`: T-YYYY-NNNN (more digits past 9999)."""
+    return f"T-{year}-{sequence:04d}"
+
+
+@dataclass(frozen=True)
+class TimelineEntry:
+    """One event in a ticket's timeline."""
+
+    occurred_at: datetime
+    type: str
+    actor: str
+    note: str
+
+
+@dataclass(frozen=True)
+class NewTicket:
+    """A ticket about to be stored: numbered, priced and with its first status."""
+
+    id: str
+    order_id: str
+    line_no: int
+    customer_id: str
+    quantity: int
+    kind: TicketKind
+    reason: ReasonCode
+    description: str
+    refund_method: RefundMethod | None
+    currency: str
+    refund: Breakdown
+    status: TicketStatus
+    created_by: str
+    created_at: datetime
+
+    def entry(self, event: EventType, actor: str, note: str) -> TimelineEntry:
+        """A timeline entry at the ticket's creation time."""
+        return TimelineEntry(self.created_at, event.value, actor, note)

@@ -1,0 +1,122 @@
+"""What the service hands out and must recognise again: quote handles and idempotency keys."""
+
+import json
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import delete, select, update
+from sqlalchemy.orm import Session
+
+from aftersales.domain.creation import KeyRecord
+from aftersales.domain.enums import ReasonCode
+from aftersales.domain.quotes import Quote
+from aftersales.domain.refunds import Breakdown
+from aftersales.storage.models import IdempotencyRecord
+from aftersales.storage.models import Quote as QuoteRow
+
+
+class QuoteRepository:
+    """Refund quotes; every read is scoped to the owner inside the query."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    def add(self, quote: Quote) -> None:
+        """Stage a new quote."""
+        refund = quote.refund
+        self.session.add(
+            QuoteRow(
+                id=quote.id,
+                owner=quote.owner,
+                order_id=quote.order_id,
+                line_no=quote.line_no,
+                quantity=quote.quantity,
+                reason_code=quote.reason.value,
+                currency=quote.currency,
+                item_amount_minor=refund.item_amount_minor,
+                restocking_fee_minor=refund.restocking_fee_minor,
+                shipping_refund_minor=refund.shipping_refund_minor,
+                total_minor=refund.total_minor,
+                created_at=quote.created_at,
+                expires_at=quote.expires_at,
+            )
+        )
+
+    def get_owned(self, quote_id: str, owner: str) -> Quote | None:
+        """The quote if it exists and belongs to `owner`; someone else's reads as missing."""
+        row = self.session.scalar(select(QuoteRow).where(QuoteRow.id == quote_id, QuoteRow.owner == owner))
+        if row is None:
+            return None
+        refund = Breakdown(row.item_amount_minor, row.restocking_fee_minor, row.shipping_refund_minor)
+        return Quote(
+            id=row.id,
+            owner=row.owner,
+            order_id=row.order_id,
+            line_no=row.line_no,
+            quantity=row.quantity,
+            reason=ReasonCode(row.reason_code),
+            currency=row.currency,
+            refund=refund,
+            created_at=row.created_at,
+            expires_at=row.expires_at,
+        )
+
+    def purge_expired_before(self, cutoff: datetime) -> int:
+        """Delete quotes that expired before `cutoff`; return how many."""
+        return self.session.execute(delete(QuoteRow).where(QuoteRow.expires_at < cutoff)).rowcount or 0
+
+
+class IdempotencyRepository:
+    """Idempotency records, unique per (caller, tool, key)."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    def find(self, caller: str, tool: str, key: str, now: datetime) -> KeyRecord | None:
+        """The live record for this key, if any (expired ones are treated as absent)."""
+        query = select(IdempotencyRecord.arguments, IdempotencyRecord.result).where(
+            *self._key(caller, tool, key), IdempotencyRecord.expires_at > now
+        )
+        row = self.session.execute(query).first()
+        return None if row is None else KeyRecord(arguments=json.loads(row.arguments), result=row.result)
+
+    def claim(
+        self, caller: str, tool: str, key: str, arguments: dict[str, Any], now: datetime, until: datetime
+    ) -> None:
+        """Insert the key's record now, result still empty, so a concurrent call with the same key waits on (or
+        fails) the unique constraint."""
+        self.session.add(
+            IdempotencyRecord(
+                caller=caller,
+                tool=tool,
+                key=key,
+                arguments=json.dumps(arguments, sort_keys=True),
+                result=None,
+                created_at=now,
+                expires_at=until,
+            )
+        )
+        self.session.flush()
+
+    def complete(self, caller: str, tool: str, key: str, result: str, ticket_id: str | None) -> None:
+        """Store the result of the key's first call, with the ticket it created."""
+        self.session.execute(
+            update(IdempotencyRecord)
+            .where(*self._key(caller, tool, key))
+            .values(result=result, ticket_id=ticket_id)
+            .execution_options(synchronize_session=False)
+        )
+
+    def drop_expired(self, caller: str, tool: str, key: str, now: datetime) -> None:
+        """Delete this key's record if it has expired (through the unique index), freeing the key."""
+        self.session.execute(
+            delete(IdempotencyRecord).where(*self._key(caller, tool, key), IdempotencyRecord.expires_at <= now)
+        )
+
+    def purge_expired(self, now: datetime) -> int:
+        """Delete expired records; a key is free again once its record has expired."""
+        return self.session.execute(delete(IdempotencyRecord).where(IdempotencyRecord.expires_at <= now)).rowcount or 0
+
+    @staticmethod
+    def _key(caller: str, tool: str, key: str) -> tuple[Any, ...]:
+        return (IdempotencyRecord.caller == caller, IdempotencyRecord.tool == tool, IdempotencyRecord.key == key)

@@ -1,0 +1,62 @@
+"""Caller authentication: bearer tokens over HTTP and scopes in the tools, through the real MCP client."""
+
+import logging
+from datetime import timedelta
+
+import httpx
+import pytest
+
+from aftersales.cli.main import main
+from aftersales.domain.callers import Caller
+from tests.support.clients import connect, connect_http
+
+pytestmark = pytest.mark.anyio
+TOOLS_LIST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+
+
+async def list_tools_with(http_url: str, headers: dict[str, str]) -> httpx.Response:
+    """POST a tools/list to /mcp with `headers` and nothing else."""
+    async with httpx.AsyncClient() as http:
+        return await http.post(f"{http_url}/mcp", headers=headers, json=TOOLS_LIST)
+
+
+async def test_a_caller_without_the_scope_gets_a_tool_error_naming_it(server):
+    async with connect(server, caller=Caller("nobody", frozenset())) as client:
+        result = await client.call_tool("after_sales_query_ticket", {"ticket_id": "T-2026-0001"})
+    assert result.is_error and "lacks the scope tickets:read" in result.content[0].text
+
+
+async def test_over_http_a_request_without_a_token_is_401_with_a_bearer_challenge(http_url):
+    answer = await list_tools_with(http_url, {})
+    assert answer.status_code == 401
+    assert answer.headers["www-authenticate"].startswith("Bearer ")
+    assert "aftersales token issue" in answer.json()["what_to_do"]
+
+
+@pytest.mark.parametrize("bad", ["not-a-token", "eyJzdWIiOiJ4In0.forged"])
+async def test_over_http_a_malformed_or_forged_token_is_401(http_url, bad):
+    answer = await list_tools_with(http_url, {"Authorization": f"Bearer {bad}"})
+    assert answer.status_code == 401 and "not signed by this server" in answer.json()["error_description"]
+
+
+async def test_over_http_an_expired_token_is_401(http_url, issue_token):
+    expired = issue_token(ttl=timedelta(seconds=-1))
+    answer = await list_tools_with(http_url, {"Authorization": f"Bearer {expired}"})
+    assert answer.status_code == 401 and "expired" in answer.json()["error_description"]
+
+
+async def test_a_token_from_the_cli_works_over_http_and_is_never_logged_or_returned(
+    http_url, app, stories, capsys, caplog, monkeypatch
+):
+    monkeypatch.setenv("AFTERSALES_DATA_DIR", str(app.settings.data_dir))
+    assert main(["token", "issue", "--caller", "support-bot"]) == 0
+    token = capsys.readouterr().out.strip()
+    caplog.set_level(logging.DEBUG)
+    async with connect_http(http_url, token) as client:
+        result = await client.call_tool(
+            "after_sales_estimate_refund",
+            {"order_id": stories["vip_laptop_recent"]["order_id"], "line_no": 1, "reason_code": "defective"},
+        )
+    assert not result.is_error
+    assert token not in caplog.text and token not in result.content[0].text
+    assert app.caller_keys[0] not in caplog.text

@@ -1,0 +1,148 @@
+"""Per-caller token buckets: a burst at once, then one call per refill interval, read and write tools apart.
+
+The limiter reads an injected clock, so these tests move time by hand instead of waiting for it.
+"""
+
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from mcp.server.mcpserver import MCPServer
+from mcp_types import ToolAnnotations
+
+from aftersales.domain.callers import ALL_SCOPES, Caller
+from aftersales.mcp.caller import acting_as
+from aftersales.mcp.ratelimit import Bucket, Limit, RateLimiter
+
+pytestmark = pytest.mark.anyio
+ALICE, BOB = Caller("alice-bot", frozenset(ALL_SCOPES)), Caller("bob-bot", frozenset(ALL_SCOPES))
+READS = Limit(per_minute=6, burst=3)  # a token every 10 seconds
+WRITES = Limit(per_minute=60, burst=1)  # a token every second
+SERVED = {"served": True}
+
+
+class Clock:
+    """A monotonic clock that moves only when a test says so."""
+
+    def __init__(self) -> None:
+        self.seconds = 1000.0
+
+    def __call__(self) -> float:
+        return self.seconds
+
+
+def tools() -> MCPServer:
+    """A server with one read-only tool and one tool that writes."""
+    server = MCPServer("limited")
+
+    @server.tool(annotations=ToolAnnotations(read_only_hint=True))
+    def look() -> str:
+        return "seen"
+
+    @server.tool(annotations=ToolAnnotations(read_only_hint=False))
+    def change() -> str:
+        return "changed"
+
+    return server
+
+
+class Limited:
+    """The limiter over `tools()`, and how many calls it let through to the tool."""
+
+    def __init__(self, reads: Limit = READS, writes: Limit = WRITES) -> None:
+        self.clock = Clock()
+        self.limiter = RateLimiter(tools(), read=reads, write=writes, clock=self.clock)
+        self.served = 0
+
+    async def call(self, caller: Caller | None, tool: str, method: str = "tools/call") -> dict[str, Any]:
+        """Send one request through the limiter as `caller` (None: no authenticated caller)."""
+
+        async def call_next(_ctx: Any) -> dict[str, Any]:
+            self.served += 1
+            return SERVED
+
+        ctx: Any = SimpleNamespace(method=method, params={"name": tool, "arguments": {}})
+        if caller is None:
+            return await self.limiter(ctx, call_next)
+        with acting_as(caller):
+            return await self.limiter(ctx, call_next)
+
+    async def calls(self, caller: Caller | None, tool: str, count: int) -> list[bool]:
+        """Send `count` calls at this moment; whether each was served."""
+        return [await self.call(caller, tool) == SERVED for _ in range(count)]
+
+    def wait(self, seconds: float) -> None:
+        self.clock.seconds += seconds
+
+
+def retry_after(result: dict[str, Any]) -> float:
+    """The seconds a refusal tells the caller to wait."""
+    assert result["isError"] is True
+    return result["_meta"]["aftersales/retryAfterSeconds"]
+
+
+def test_a_bucket_serves_its_burst_at_once_then_says_how_long_until_the_next_token():
+    bucket = Bucket(Limit(per_minute=60, burst=3), now=0.0)
+    assert [bucket.take(0.0) for _ in range(4)] == [0.0, 0.0, 0.0, 1.0]
+    assert bucket.take(0.25) == 0.75  # a refused take spends nothing: the token keeps filling
+    assert bucket.take(1.0) == 0.0
+    assert bucket.take(1.0) == 1.0
+
+
+def test_an_idle_bucket_refills_only_up_to_its_burst():
+    bucket = Bucket(Limit(per_minute=60, burst=3), now=0.0)
+    assert [bucket.take(0.0) for _ in range(3)] == [0.0, 0.0, 0.0]
+    assert [bucket.take(3600.0) for _ in range(4)] == [0.0, 0.0, 0.0, 1.0]
+
+
+async def test_a_caller_over_its_burst_is_refused_without_running_the_tool_and_told_how_long_to_wait():
+    limited = Limited()
+    assert await limited.calls(ALICE, "look", 3) == [True, True, True]
+    refusal = await limited.call(ALICE, "look")
+    assert limited.served == 3 and retry_after(refusal) == 10.0
+    text = refusal["content"][0]["text"]
+    assert 'Caller "alice-bot" sent more read calls than allowed (6 a minute, bursts of 3)' in text
+    assert "this call was not run" in text and "This is retryable: wait 10.0 seconds" in text
+    assert refusal["_meta"]["aftersales/error"] == "rate_limited"
+
+
+async def test_tokens_come_back_with_time_at_the_sustained_rate():
+    limited = Limited()
+    await limited.calls(ALICE, "look", 3)
+    limited.wait(4)
+    assert retry_after(await limited.call(ALICE, "look")) == 6.0
+    limited.wait(6)
+    assert await limited.calls(ALICE, "look", 2) == [True, False]
+    limited.wait(25)
+    assert await limited.calls(ALICE, "look", 3) == [True, True, False]
+
+
+async def test_each_caller_and_each_kind_of_tool_has_a_bucket_of_its_own():
+    limited = Limited()
+    assert await limited.calls(ALICE, "look", 4) == [True, True, True, False]
+    assert await limited.calls(BOB, "look", 3) == [True, True, True]
+    assert await limited.calls(ALICE, "change", 2) == [True, False]
+    assert await limited.calls(BOB, "change", 1) == [True]
+
+
+async def test_calls_without_an_authenticated_caller_share_one_anonymous_bucket():
+    limited = Limited()
+    assert await limited.calls(None, "change", 2) == [True, False]
+    assert 'Caller "anonymous" sent more write calls' in (await limited.call(None, "change"))["content"][0]["text"]
+
+
+async def test_unknown_tools_and_other_requests_pass_and_spend_no_token():
+    limited = Limited(writes=Limit(per_minute=1, burst=1))
+    for _ in range(3):
+        assert await limited.call(ALICE, "tools/list", method="tools/list") == SERVED
+        assert await limited.call(ALICE, "no_such_tool") == SERVED  # the argument gate refuses it, not the limiter
+    assert await limited.calls(ALICE, "change", 2) == [True, False]
+
+
+async def test_a_wait_is_stated_in_tenths_of_a_second_and_never_as_zero():
+    limited = Limited()
+    await limited.call(ALICE, "change")
+    limited.wait(0.83)
+    assert retry_after(await limited.call(ALICE, "change")) == 0.2  # 0.17 seconds
+    limited.wait(0.166)
+    assert retry_after(await limited.call(ALICE, "change")) == 0.1  # 0.004 seconds

@@ -1,0 +1,257 @@
+"""The creation and estimate rules through the services, on a fake unit of work: no database, milliseconds each.
+
+The database-only guarantees (constraints under concurrency, migrations, the SQL itself) stay in integration/.
+"""
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from freezegun import freeze_time
+
+from aftersales.clock import now
+from aftersales.domain.creation import TicketRequest
+from aftersales.domain.enums import ReasonCode, RefundMethod, TicketKind
+from aftersales.domain.errors import HandleExpired, NotFound, Retryable, RuleViolation
+from aftersales.services.creation import Decisions, create_ticket, preflight
+from aftersales.services.quotes import estimate_refund, quote_for_use
+from aftersales.services.tickets import query_ticket
+from tests.support.creation import ALICE, BOB, CONFIRMED, POLICY, ticket_request
+from tests.support.fakes import FakeDatabase, FakeUnitOfWork
+
+
+@pytest.fixture
+def database(baseline) -> FakeDatabase:
+    return FakeDatabase(baseline, now())
+
+
+def create(database, req: TicketRequest, caller=ALICE, decisions=CONFIRMED, at=None):
+    return create_ticket(FakeUnitOfWork(database), caller, req, decisions, at or now(), POLICY)
+
+
+def estimate(database, order_id, reason=ReasonCode.DEFECTIVE, quantity=1, line_no=1, caller=ALICE, at=None):
+    return estimate_refund(
+        FakeUnitOfWork(database), caller, order_id, line_no, quantity, reason, at or now(), POLICY.quote_ttl
+    )
+
+
+def test_a_small_refund_in_the_window_is_created_approved_with_its_timeline_and_committed(database, stories):
+    before = database.commits
+    result = create(
+        database, ticket_request(stories["cheap_tshirts_in_window"]["order_id"], reason=ReasonCode.WRONG_ITEM)
+    )
+    assert (result.outcome, result.ticket.status, result.ticket.stage) == ("created", "approved", "awaiting_return")
+    assert result.ticket.refund.amount == 10900
+    assert [e.event for e in result.ticket.timeline] == ["created", "note", "approved"]
+    assert database.commits == before + 1
+    assert query_ticket(FakeUnitOfWork(database), result.ticket.ticket_id) == result.ticket
+
+
+def test_a_refund_above_the_review_threshold_starts_under_review(database, stories):
+    result = create(database, ticket_request(stories["vip_laptop_recent"]["order_id"]))
+    assert (result.ticket.status, result.ticket.stage) == ("under_review", "review")
+
+
+def test_a_customers_third_ticket_in_the_window_goes_to_review_even_for_a_small_refund(database, stories):
+    customer = stories["cheap_tshirts_in_window"]["customer_id"]
+    for ticket in database.tables.rows["tickets"][:3]:
+        ticket["customer_id"], ticket["created_at"] = customer, now() - timedelta(days=2)
+    result = create(database, ticket_request(stories["cheap_tshirts_in_window"]["order_id"]))
+    assert result.ticket.status == "under_review"
+
+
+def test_the_ticket_number_follows_the_years_counter(database, stories):
+    last = max(s["last_value"] for s in database.tables.rows["ticket_sequences"] if s["year"] == now().year)
+    result = create(database, ticket_request(stories["cheap_tshirts_in_window"]["order_id"]))
+    assert result.ticket.ticket_id == f"T-{now().year}-{last + 1:04d}"
+
+
+def test_a_broken_rule_changes_nothing(database, stories):
+    before = database.tables.rows["tickets"][:]
+    with pytest.raises(RuleViolation, match="Quantity 4 is more than the 3 unit"):
+        create(database, ticket_request(stories["headphones_in_window_qty3"]["order_id"], quantity=4))
+    assert database.tables.rows["tickets"] == before and database.tables.keys == {}
+
+
+def test_a_refund_after_the_window_is_refused_but_a_warranty_repair_is_created(database, stories):
+    order_id = stories["laptop_past_window_in_warranty"]["order_id"]
+    with pytest.raises(RuleViolation, match="warranty repair is still possible"):
+        create(database, ticket_request(order_id))
+    repair = create(
+        database, ticket_request(order_id, kind=TicketKind.REPAIR, refund_method=None), decisions=Decisions()
+    )
+    assert repair.ticket.kind == "repair" and repair.ticket.refund is None
+
+
+def test_a_repair_after_the_warranty_is_refused(database, stories):
+    with pytest.raises(RuleViolation, match="warranty of .* ended on"):
+        order_id = stories["rc_car_out_of_warranty"]["order_id"]
+        create(database, ticket_request(order_id, kind=TicketKind.REPAIR, refund_method=None))
+
+
+def test_an_exchange_with_a_refund_method_is_refused(database, stories):
+    with pytest.raises(RuleViolation, match="Call again without refund_method"):
+        create(database, ticket_request(stories["headphones_in_window_qty3"]["order_id"], kind=TicketKind.EXCHANGE))
+
+
+def test_a_refund_without_a_method_is_refused_when_nobody_could_choose_one(database, stories):
+    with pytest.raises(RuleViolation, match="Ask the customer whether they want original_payment or store_credit"):
+        create(database, ticket_request(stories["cheap_tshirts_in_window"]["order_id"], refund_method=None))
+
+
+def test_a_second_ticket_for_a_line_with_an_open_one_is_refused_naming_it(database, stories):
+    order_id = stories["headphones_in_window_qty3"]["order_id"]
+    first = create(database, ticket_request(order_id))
+    with pytest.raises(RuleViolation) as refused:
+        create(database, ticket_request(order_id))
+    assert first.ticket.ticket_id in str(refused.value) and "after_sales_query_ticket" in str(refused.value)
+
+
+def test_a_completed_repair_does_not_use_up_the_units_for_a_second_repair(database, stories):
+    order_id = stories["laptop_past_window_in_warranty"]["order_id"]
+    first = create(
+        database, ticket_request(order_id, kind=TicketKind.REPAIR, refund_method=None), decisions=Decisions()
+    )
+    next(t for t in database.tables.rows["tickets"] if t["id"] == first.ticket.ticket_id)["status"] = "completed"
+    again = create(
+        database, ticket_request(order_id, kind=TicketKind.REPAIR, refund_method=None), decisions=Decisions()
+    )
+    assert again.outcome == "created"
+
+
+def test_a_completed_refund_keeps_its_units(database, stories):
+    order_id = stories["headphones_in_window_qty3"]["order_id"]
+    first = create(database, ticket_request(order_id, quantity=2))
+    next(t for t in database.tables.rows["tickets"] if t["id"] == first.ticket.ticket_id)["status"] = "completed"
+    with pytest.raises(RuleViolation, match="Quantity 2 is more than the 1 unit"):
+        create(database, ticket_request(order_id, quantity=2))
+
+
+def test_a_matching_quote_locks_the_amount_and_another_quantity_does_not_match(database, stories):
+    order_id = stories["headphones_in_window_qty3"]["order_id"]
+    quote = estimate(database, order_id, ReasonCode.OTHER, quantity=2)
+    with pytest.raises(RuleViolation, match="does not match this request"):
+        create(database, ticket_request(order_id, quantity=1, reason=ReasonCode.OTHER, quote_id=quote.quote_id))
+    locked = create(
+        database, ticket_request(order_id, quantity=2, reason=ReasonCode.OTHER, quote_id=quote.quote_id.upper())
+    )
+    assert locked.ticket.refund.amount == quote.total == 216420
+
+
+def test_another_callers_quote_is_unknown_and_an_expired_one_says_to_estimate_again(database, stories):
+    order_id = stories["vip_laptop_recent"]["order_id"]
+    start = datetime(2026, 12, 1, 14, 2, tzinfo=UTC)
+    with freeze_time(start):
+        quote = estimate(database, order_id)
+    with pytest.raises(NotFound, match="is available to you"):
+        create(database, ticket_request(order_id, quote_id=quote.quote_id), caller=BOB, at=start + timedelta(minutes=1))
+    with pytest.raises(HandleExpired, match="expired at 14:32 UTC.*Call after_sales_estimate_refund again"):
+        create(database, ticket_request(order_id, quote_id=quote.quote_id), at=start + timedelta(minutes=30))
+    with FakeUnitOfWork(database) as uow:
+        assert quote_for_use(uow, ALICE, quote.quote_id, start + timedelta(minutes=29), POLICY.quote_ttl).id == (
+            quote.quote_id
+        )
+
+
+def test_the_same_key_and_arguments_replay_the_first_result_without_a_new_ticket(database, stories):
+    req = ticket_request(stories["cheap_tshirts_in_window"]["order_id"])
+    first = create(database, req)
+    count = len(database.tables.rows["tickets"])
+    again = create(database, req)
+    assert again.outcome == "replayed" and again.ticket.ticket_id == first.ticket.ticket_id
+    assert len(database.tables.rows["tickets"]) == count
+    assert preflight(FakeUnitOfWork(database), ALICE, req, now(), POLICY).replay.outcome == "replayed"
+
+
+def test_the_same_key_with_other_arguments_is_refused_naming_the_difference(database, stories):
+    req = ticket_request(stories["cheap_tshirts_in_window"]["order_id"])
+    create(database, req)
+    changed = TicketRequest(**{**req.__dict__, "reason": ReasonCode.DAMAGED, "description": "Other words here"})
+    with pytest.raises(RuleViolation, match="description: first .*; reason_code: first 'defective', now 'damaged'"):
+        create(database, changed)
+
+
+def test_keys_belong_to_their_caller_and_are_free_again_after_24_hours(database, stories):
+    start = now()
+    req = ticket_request(stories["cheap_tshirts_in_window"]["order_id"])
+    create(database, req, at=start)
+    with pytest.raises(RuleViolation, match="already has an open ticket"):
+        create(database, req, caller=BOB, at=start)
+    other_line = ticket_request(stories["headphones_in_window_qty3"]["order_id"], idempotency_key=req.idempotency_key)
+    with pytest.raises(RuleViolation, match="already used for a different request"):
+        create(database, other_line, at=start + timedelta(hours=23, minutes=59))
+    assert create(database, other_line, at=start + timedelta(hours=24)).outcome == "created"
+
+
+def test_a_key_whose_first_call_is_still_creating_asks_for_a_retry(database, stories):
+    req = ticket_request(stories["cheap_tshirts_in_window"]["order_id"])
+    with FakeUnitOfWork(database) as uow:
+        uow.idempotency.claim(
+            ALICE.id,
+            "after_sales_create_ticket",
+            req.idempotency_key,
+            req.arguments(),
+            now(),
+            now() + POLICY.idempotency_ttl,
+        )
+        uow.commit()
+    with pytest.raises(Retryable, match="still being processed"):
+        preflight(FakeUnitOfWork(database), ALICE, req, now(), POLICY)
+
+
+def test_a_large_refund_needs_confirmation_and_a_gift_card_order_needs_no_method_choice(database, stories):
+    order_id = stories["vip_laptop_recent"]["order_id"]
+    checked = preflight(FakeUnitOfWork(database), ALICE, ticket_request(order_id, refund_method=None), now(), POLICY)
+    assert checked.needs_confirmation(POLICY) and checked.needs_method
+    next(o for o in database.tables.rows["orders"] if o["id"] == order_id)["payment_method"] = "gift_card"
+    checked = preflight(FakeUnitOfWork(database), ALICE, ticket_request(order_id, refund_method=None), now(), POLICY)
+    assert checked.method is RefundMethod.STORE_CREDIT and not checked.needs_method
+
+
+@pytest.mark.parametrize(
+    ("story", "quantity", "reason", "item", "fee", "shipping", "total"),
+    [
+        ("vip_laptop_recent", 1, ReasonCode.DEFECTIVE, 1299900, 0, 0, 1299900),
+        ("vip_laptop_recent", 1, ReasonCode.NO_LONGER_NEEDED, 1299900, 129990, 0, 1169910),
+        ("headphones_in_window_qty3", 1, ReasonCode.DAMAGED, 113905, 0, 0, 113905),
+        ("headphones_in_window_qty3", 2, ReasonCode.OTHER, 227810, 11390, 0, 216420),
+        ("headphones_in_window_qty3", 3, ReasonCode.NO_LONGER_NEEDED, 341715, 17085, 0, 324630),
+        ("cheap_tshirts_in_window", 1, ReasonCode.WRONG_ITEM, 9900, 0, 1000, 10900),
+        ("cheap_tshirts_in_window", 1, ReasonCode.NO_LONGER_NEEDED, 9900, 0, 0, 9900),
+    ],
+)
+def test_the_estimate_follows_the_policy_for_each_category_and_reason(
+    database, stories, story, quantity, reason, item, fee, shipping, total
+):
+    quote = estimate(database, stories[story]["order_id"], reason, quantity)
+    assert (quote.item_amount, quote.restocking_fee, quote.shipping_refund, quote.total) == (item, fee, shipping, total)
+    assert quote.currency == "CNY" and quote.policy_notes
+
+
+def test_an_estimate_is_stored_as_the_callers_quote(database, stories):
+    with freeze_time("2026-12-01 14:02:00"):
+        quote = estimate(database, stories["vip_laptop_recent"]["order_id"])
+    assert quote.expires_at == "2026-12-01T14:32:00Z"
+    assert database.tables.quotes[quote.quote_id].owner == ALICE.id
+
+
+@pytest.mark.parametrize(
+    ("story", "words"),
+    [
+        ("order_in_transit", "has not been delivered yet"),
+        ("order_not_shipped", "has not been delivered yet"),
+        ("order_cancelled", "was cancelled"),
+        ("laptop_past_window_in_warranty", "warranty repair is still possible until"),
+        ("rc_car_out_of_warranty", "No warranty repair is possible either"),
+        ("non_returnable_cosmetics", "cannot be returned once delivered"),
+    ],
+)
+def test_lines_that_cannot_be_returned_now_are_not_estimated(database, stories, story, words):
+    with pytest.raises(RuleViolation, match=words):
+        estimate(database, stories[story]["order_id"])
+
+
+def test_an_unknown_order_and_a_missing_line_say_what_to_check(database, stories):
+    with pytest.raises(NotFound, match=r'No order numbered "O-2026-999999" exists.*Ask the customer'):
+        estimate(database, "O-2026-999999")
+    with pytest.raises(NotFound, match=r"has no line 4\. Its lines are: line 1: Lenovo ThinkPad"):
+        estimate(database, stories["vip_laptop_recent"]["order_id"], line_no=4)
