@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 # defaults to the user's data directory instead (README, "Where the data lives").
 AFTERSALES_DATA_DIR ?= var
 
-.PHONY: serve test lint bench clean
+.PHONY: serve test lint bench bench-worlds clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +37,10 @@ $(VENV)/.installed-bench: pyproject.toml | $(BIN)/python
 # Throughput against the SDK floor, then query cost at 1k, 100k and 1M tickets (worlds cached in var/bench).
 bench: $(VENV)/.installed-bench
 	$(BIN)/python -m bench.run $(BENCH_ARGS)
+
+# Fork, reset and large-world creation times on SQLite and PostgreSQL (a 100,000-ticket source cached in var/bench).
+bench-worlds: $(VENV)/.installed-dev
+	$(BIN)/python -m bench.worlds $(BENCH_ARGS)
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check aftersales tests migrations seed bench

@@ -66,6 +66,19 @@ class Settings(BaseSettings):
     session_idle_timeout: Duration = Field(
         default=timedelta(minutes=10), gt=timedelta(0), description="An unused 2025-11-25 session is closed after this."
     )
+    worlds_dir: Folder | None = Field(default=None, description="Where SQLite worlds live; default <data dir>/worlds.")
+    worlds_prefix: str | None = Field(
+        default=None, pattern=r"^[a-z][a-z0-9_]{0,23}$", description="PostgreSQL world database name prefix."
+    )
+    worlds_max: int = Field(default=100, ge=1, description="Live worlds at most; one more is refused.")
+    worlds_idle_ttl: Duration = Field(
+        default=timedelta(days=1), gt=timedelta(0), description="A world unused this long is dropped."
+    )
+    worlds_engine_idle: Duration = Field(
+        default=timedelta(minutes=1), gt=timedelta(0), description="An idle world's connections close after this."
+    )
+    worlds_open_engines: int = Field(default=16, ge=1, description="World connection pools a process keeps open.")
+    worlds_pool_size: int = Field(default=2, ge=1, description="Connections kept per open world pool.")
 
     @property
     def thresholds(self) -> Thresholds:

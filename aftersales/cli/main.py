@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pydantic import ValidationError
 
 from aftersales import __version__
-from aftersales.cli import db, demo, seed, serve, stats, token
+from aftersales.cli import db, demo, seed, serve, stats, token, world
 from aftersales.cli.failures import DATABASE_ERRORS, StartupError, database_problem, settings_problem
 from aftersales.settings import Settings
 
@@ -31,6 +31,7 @@ def parser() -> argparse.ArgumentParser:
     seed.add(commands)
     token.add(commands)
     stats.add(commands)
+    world.add(commands)
     demo.add(commands)
     return root
 
