@@ -30,7 +30,7 @@ class TraceEntry(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    format: Literal["aftersales-trace/1"] = FORMAT
+    format: Literal["aftersales-trace/1"] = "aftersales-trace/1"
     seq: int = Field(ge=1, description="Arrival order in the world.")
     world_time: str = Field(description="The world's clock when the call arrived, ISO 8601 UTC.")
     wall_time: str = Field(description="The wall clock when the call arrived, ISO 8601 UTC.")
