@@ -7,6 +7,7 @@ aftersales seed generate [--out F | --baseline]      a deterministic world: into
 aftersales token issue --caller C [--scopes] [--ttl] print a signed caller token
 aftersales stats [--since 1h] [--json]               per-tool health from the audit
 aftersales demo [--host H] [--port P]                the elicitation demo page, on throwaway data of its own
+aftersales tasks list | check [--tasks T] [--json]   agent tasks; replay their reference solutions on fresh worlds
 """
 
 import argparse
@@ -16,7 +17,7 @@ from collections.abc import Sequence
 from pydantic import ValidationError
 
 from aftersales import __version__
-from aftersales.cli import db, demo, seed, serve, stats, token, world
+from aftersales.cli import db, demo, seed, serve, stats, tasks, token, world
 from aftersales.cli.failures import DATABASE_ERRORS, StartupError, database_problem, settings_problem
 from aftersales.settings import Settings
 
@@ -32,6 +33,7 @@ def parser() -> argparse.ArgumentParser:
     token.add(commands)
     stats.add(commands)
     world.add(commands)
+    tasks.add(commands)
     demo.add(commands)
     return root
 
