@@ -8,6 +8,7 @@ aftersales token issue --caller C [--scopes] [--ttl] print a signed caller token
 aftersales stats [--since 1h] [--json]               per-tool health from the audit
 aftersales demo [--host H] [--port P]                the elicitation demo page, on throwaway data of its own
 aftersales tasks list | check [--tasks T] [--json]   agent tasks; replay their reference solutions on fresh worlds
+aftersales eval --agent CMD [--trials k] [--parallel n] [--out DIR]   score an agent on the tasks (pass^k)
 """
 
 import argparse
@@ -18,6 +19,7 @@ from pydantic import ValidationError
 
 from aftersales import __version__
 from aftersales.cli import db, demo, seed, serve, stats, tasks, token, world
+from aftersales.cli import eval as evaluation
 from aftersales.cli.failures import DATABASE_ERRORS, StartupError, database_problem, settings_problem
 from aftersales.settings import Settings
 
@@ -34,6 +36,7 @@ def parser() -> argparse.ArgumentParser:
     stats.add(commands)
     world.add(commands)
     tasks.add(commands)
+    evaluation.add(commands)
     demo.add(commands)
     return root
 

@@ -7,8 +7,8 @@ from typing import Any
 
 import anyio
 
-from aftersales.domain.calls import TOOL_NAMES
 from aftersales.testing.host import Host
+from aftersales.testing.loader import unserved
 from aftersales.testing.reference import StepResult, replay
 from aftersales.testing.scoring import Score, expects_change, score
 from aftersales.testing.tasks import Task
@@ -60,9 +60,9 @@ class CheckResult:
 
 def check_task(host: Host, task: Task) -> CheckResult:
     """Replay one task's reference on a fresh world of its own and score the result."""
-    unserved = sorted({step.call for step in task.reference} - set(TOOL_NAMES))
-    if unserved:
-        return CheckResult(task, None, [], skipped=f"needs {', '.join(unserved)}, which this server does not serve")
+    missing = unserved(task)
+    if missing:
+        return CheckResult(task, None, [], skipped=f"needs {', '.join(missing)}, which this server does not serve")
     trial = host.open_trial(task)
     try:
         steps = anyio.run(replay, task, trial.url, trial.token)

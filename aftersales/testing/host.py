@@ -7,6 +7,7 @@ in this process on its own thread, so the agent (any process) reaches it over HT
 
 import socket
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import Future
@@ -35,8 +36,11 @@ from aftersales.testing.rows import insert_rows
 from aftersales.testing.tasks import Task
 from aftersales.web.serving import Server
 from aftersales.worlds import inspect
+from aftersales.worlds.diff import diff
 from aftersales.worlds.model import World
 from aftersales.worlds.service import Worlds
+from aftersales.worlds.snapshot import canonical, table_names
+from aftersales.worlds.storage.rows import read_tables
 
 CALLER = "agent"  # every trial's caller: the owner of its quotes and scope of its keys, the same in every world
 TOKEN_TTL = timedelta(hours=12)
@@ -87,6 +91,10 @@ class Host:
         self.router = Router(served_for=self._served_for)
         self._served: dict[tuple[tuple[str, Any], ...], Served] = {}
         self._starts: dict[str, World] = {}
+        self._origins: dict[str, dict[str, Any]] = {}
+        # Building a template migrates a database with alembic, which is not safe on two threads at once; copies
+        # are milliseconds, so trials make their worlds one at a time.
+        self._making = threading.RLock()
         self._stack = ExitStack()
         self._portal: anyio.from_thread.BlockingPortal | None = None
         self._server: Server | None = None
@@ -124,8 +132,9 @@ class Host:
 
     def open_trial(self, task: Task, scripted_forms: bool = True) -> TrialWorld:
         """A fresh world for one trial of `task`, routed and ready; `scripted_forms`: the world answers its forms."""
-        served = self.serve(dict(task.world.settings))
-        world = self._new_world(task)
+        with self._making:
+            served = self.serve(dict(task.world.settings))
+            world = self._new_world(task)
         answerer = ScriptedCustomer(task.customer) if scripted_forms else None
         trial = Trial(task=task, world=world, advance=self.worlds.advance, answerer=answerer)
         self.router.trials[world.id] = trial
@@ -134,7 +143,20 @@ class Host:
 
     def diff(self, trial: TrialWorld) -> dict[str, Any]:
         """The trial world against its start (format aftersales-world-diff/1)."""
-        return inspect.compare(self.worlds, trial.id, "source")
+        world = trial.trial.world
+        key = str(world.origin)
+        # A world's origin (a shared template, or a fork's sealed copy of its start) never changes: read it once.
+        if key not in self._origins:
+            with self.worlds.places.reading(world.origin) as engine:
+                self._origins[key] = canonical(read_tables(engine, table_names(False)), world.anchor_day, False)
+        after = canonical(
+            read_tables(self.worlds.engines.engine(world.location), table_names(False)), world.anchor_day, False
+        )
+        return diff(self._origins[key], after, f"the start of {trial.trial.task.id}", f"world {world.id}")
+
+    def snapshot_hash(self, trial: TrialWorld) -> str:
+        """The hash of the trial world's canonical snapshot."""
+        return inspect.world_hash(self.worlds, trial.id)
 
     def advance(self, trial: TrialWorld, by: timedelta) -> None:
         """Move a trial world's clock forward."""

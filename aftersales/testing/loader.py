@@ -5,6 +5,7 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
+from aftersales.domain.calls import TOOL_NAMES
 from aftersales.paths import shipped
 from aftersales.testing.tasks import Task
 from aftersales.worlds.storage.rows import business_tables
@@ -66,3 +67,18 @@ def _folder(folder: Path) -> list[Task]:
     if not tasks:
         raise TaskError(f"{folder}: holds no task (*.yaml).")
     return tasks
+
+
+def unserved(task: Task) -> list[str]:
+    """Tools the task's reference calls that this server does not serve (the task cannot be run here)."""
+    return sorted({step.call for step in task.reference} - set(TOOL_NAMES))
+
+
+def runnable(tasks: list[Task]) -> tuple[list[Task], dict[str, str]]:
+    """The tasks this server can run, and why each other one cannot."""
+    skipped = {
+        task.id: f"needs {', '.join(unserved(task))}, which this server does not serve"
+        for task in tasks
+        if unserved(task)
+    }
+    return [task for task in tasks if task.id not in skipped], skipped

@@ -3,13 +3,13 @@
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from math import comb
-from typing import Any
+from typing import Any, Literal
 
 from aftersales.testing.matching import outcome_problems
 from aftersales.testing.rules import rule_problems
 from aftersales.testing.tasks import Expected, Task
 
-PARTS = ("outcome", "calls")
+FailedPart = Literal["outcome", "calls", "mentions", "agent"]
 
 
 @dataclass(frozen=True)
@@ -24,9 +24,13 @@ class Score:
     mentions_scored: bool = False
 
     @property
-    def failed_parts(self) -> list[str]:
+    def failed_parts(self) -> list[FailedPart]:
         """The parts that failed: outcome, calls, and mentions when they are scored."""
-        parts = [part for part in PARTS if getattr(self, part)]
+        parts: list[FailedPart] = []
+        if self.outcome:
+            parts.append("outcome")
+        if self.calls:
+            parts.append("calls")
         if self.mentions_scored and not all(self.mentions.values()):
             parts.append("mentions")
         return parts
