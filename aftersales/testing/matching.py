@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from aftersales.testing.tasks import Absent, AnyValue, Expected, ExpectedRow, OneOf
+from aftersales.testing.tasks import Absent, AnyValue, Expected, ExpectedRow, FieldChange, OneOf
 
 KINDS = ("added", "removed", "changed")
 MISSING = object()
@@ -52,7 +52,8 @@ def row_problems(expected: ExpectedRow, actual: Mapping[str, Any], kind: str) ->
             problems.append(f"key {name} is {_shown(value)}, expected {show(matcher)}")
     if kind == "changed":
         fields = actual.get("fields", {})
-        for name, change in expected.fields.items():
+        for name, given in expected.fields.items():
+            change = given if isinstance(given, FieldChange) else FieldChange(after=given)
             if name not in fields:
                 if not isinstance(change.after, Absent):
                     problems.append(f"{name} did not change, expected {show(change.after)}")

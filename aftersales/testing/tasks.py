@@ -125,7 +125,9 @@ class ExpectedRow(Strict):
 
     key: dict[str, Matcher] = Field(default_factory=dict)
     row: dict[str, Matcher] = Field(default_factory=dict)
-    fields: dict[str, FieldChange] = Field(default_factory=dict)
+    fields: dict[str, FieldChange | Matcher] = Field(
+        default_factory=dict, description="Changed rows: {before, after} matchers, or one matcher for after."
+    )
 
 
 class ExpectedTable(Strict):
