@@ -168,8 +168,6 @@ class ScriptedAgent:
                 return f"I am sorry, that is not possible: {estimate.text}"
             arguments["quote_id"] = estimate.data["quote_id"]
         reply = self.create(arguments)
-        if self.mistake == "double-create" and not reply.error:
-            self.call("after_sales_create_ticket", {**arguments, "idempotency_key": f"{self.key}-again"})
         if self.mistake == "ignore-decline" and (reply.data or {}).get("outcome") == "not_created":
             forced = {**arguments, "refund_method": "original_payment", "idempotency_key": f"{self.key}-forced"}
             reply = self.create(forced)
@@ -194,6 +192,10 @@ class ScriptedAgent:
                 reply = self.call("after_sales_create_ticket", arguments)
             else:
                 break
+        if self.mistake == "double-create" and not reply.error:
+            self.call(
+                "after_sales_create_ticket", {**arguments, "idempotency_key": f"{arguments['idempotency_key']}-2"}
+            )
         return reply
 
     def tell(self, reply: Reply) -> str:

@@ -1,5 +1,6 @@
 """Reading tasks: every YAML file of a folder, one file, or tasks of the shipped set by id."""
 
+from collections.abc import Callable
 from pathlib import Path
 
 import yaml
@@ -25,9 +26,9 @@ def load(selection: str | Path | None = None) -> list[Task]:
     if selection is None:
         return _folder(shipped_tasks())
     path = Path(selection)
-    if path.is_dir():
+    if _is(path, Path.is_dir):
         return _folder(path)
-    if path.is_file():
+    if _is(path, Path.is_file):
         return [load_file(path)]
     by_id = {task.id: task for task in _folder(shipped_tasks())}
     wanted = [name.strip() for name in str(selection).split(",") if name.strip()]
@@ -60,6 +61,14 @@ def load_file(path: Path) -> Task:
             f"{path}: {', '.join(unknown)} is not a table of the world; tables: {', '.join(business_tables())}."
         )
     return task
+
+
+def _is(path: Path, kind: Callable[[Path], bool]) -> bool:
+    """Whether `path` is a folder (or file); a list of ids may be longer than any file name can be."""
+    try:
+        return kind(path)
+    except OSError:
+        return False
 
 
 def _folder(folder: Path) -> list[Task]:

@@ -73,6 +73,8 @@ def test_tasks_are_chosen_by_folder_file_or_shipped_ids(tmp_path: Path):
     (tmp_path / "a-question.yaml").write_text(TASK.format(id="a-question", table="tickets"), encoding="utf-8")
     assert [task.id for task in load(tmp_path)] == ["a-question"]
     assert [task.id for task in load("status-rejected,status-refunding")] == ["status-rejected", "status-refunding"]
+    many = [task.id for task in load()][:12]
+    assert [task.id for task in load(",".join(many))] == many  # longer than a file name may be
     with pytest.raises(TaskError, match="no-such-task: neither a folder"):
         load("status-rejected,no-such-task")
 
