@@ -23,6 +23,7 @@ from tests.support.postgres import admin_engine, scratch_database
 from tests.support.worlds import WorldsHome, drop_databases, home_for_run, open_worlds
 
 BACKENDS = ["sqlite", "postgresql"]
+pytest_plugins = ["pytester"]  # tests of the aftersales pytest plugin run pytest inside pytest
 TEMPLATE = "aftersales_template"
 
 

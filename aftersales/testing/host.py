@@ -25,6 +25,7 @@ from starlette.applications import Starlette
 
 from aftersales import clock
 from aftersales.domain.callers import ALL_SCOPES
+from aftersales.mcp.forms import FormAnswerer
 from aftersales.security import tokens
 from aftersales.settings import Settings
 from aftersales.storage import migrate
@@ -33,7 +34,7 @@ from aftersales.testing.apps import PREFIX, Router, Served, serve_settings, with
 from aftersales.testing.customer import ScriptedCustomer
 from aftersales.testing.recorder import Trial
 from aftersales.testing.rows import insert_rows
-from aftersales.testing.tasks import Task
+from aftersales.testing.tasks import Task, WorldStart
 from aftersales.web.serving import Server
 from aftersales.worlds import inspect
 from aftersales.worlds.diff import diff
@@ -132,11 +133,14 @@ class Host:
 
     def open_trial(self, task: Task, scripted_forms: bool = True) -> TrialWorld:
         """A fresh world for one trial of `task`, routed and ready; `scripted_forms`: the world answers its forms."""
+        return self.open(task.world, ScriptedCustomer(task.customer) if scripted_forms else None, task.id)
+
+    def open(self, start: WorldStart, answerer: FormAnswerer | None = None, label: str = "a test") -> TrialWorld:
+        """A fresh world as `start` describes, routed and ready; `answerer` answers its forms (else the client)."""
         with self._making:
-            served = self.serve(dict(task.world.settings))
-            world = self._new_world(task)
-        answerer = ScriptedCustomer(task.customer) if scripted_forms else None
-        trial = Trial(task=task, world=world, advance=self.worlds.advance, answerer=answerer)
+            served = self.serve(dict(start.settings))
+            world = self._new_world(start)
+        trial = Trial(start=start, world=world, advance=self.worlds.advance, answerer=answerer, label=label)
         self.router.trials[world.id] = trial
         token = tokens.issue(served.app.caller_keys, CALLER, sorted(ALL_SCOPES), TOKEN_TTL, clock.wall())
         return TrialWorld(trial, f"{self.base_url}{PREFIX}{world.id}/mcp", token)
@@ -152,7 +156,7 @@ class Host:
         after = canonical(
             read_tables(self.worlds.engines.engine(world.location), table_names(False)), world.anchor_day, False
         )
-        return diff(self._origins[key], after, f"the start of {trial.trial.task.id}", f"world {world.id}")
+        return diff(self._origins[key], after, f"the start of {trial.trial.label}", f"world {world.id}")
 
     def snapshot_hash(self, trial: TrialWorld) -> str:
         """The hash of the trial world's canonical snapshot."""
@@ -184,19 +188,19 @@ class Host:
         self.worlds.close()
         self._control.dispose()
 
-    def _new_world(self, task: Task) -> World:
-        start = task.world
+    def _new_world(self, start: WorldStart) -> World:
         if not start.rows:
             return self.worlds.create(start.source, "frozen", start.clock, deterministic=True)
-        if task.id not in self._starts:
+        key = start.model_dump_json(include={"source", "clock", "rows"})
+        if key not in self._starts:
             made = self.worlds.create(start.source, "frozen", start.clock, deterministic=True)
             insert_rows(self.worlds.engines.engine(made.location), start.rows, made.anchor_day)
             self.worlds.engines.close(made.location)
-            self._starts[task.id] = made
-        return self.worlds.fork(self._starts[task.id].id)
+            self._starts[key] = made
+        return self.worlds.fork(self._starts[key].id)
 
     def _served_for(self, trial: Trial) -> Served:
-        return self._served[tuple(sorted(trial.task.world.settings.items()))]
+        return self._served[tuple(sorted(trial.start.settings.items()))]
 
     async def _keep_running(self, web: Starlette, *, task_status: TaskStatus[None]) -> None:
         async with web.router.lifespan_context(web):

@@ -26,19 +26,20 @@ from aftersales.mcp.forms import FormAnswerer
 from aftersales.mcp.recorder import classify
 from aftersales.mcp.requests import tool_call
 from aftersales.testing.customer import current_rounds
-from aftersales.testing.tasks import Event, Task
+from aftersales.testing.tasks import Event, WorldStart
 from aftersales.testing.trace import FORMAT
 from aftersales.worlds.model import World, iso_exact
 
 
 @dataclass
 class Trial:
-    """One trial world as the server sees it: the task, the world (its clock), who answers forms, the trace."""
+    """One trial world as the server sees it: how it started, the world (its clock), who answers forms, the trace."""
 
-    task: Task
+    start: WorldStart
     world: World
     advance: Callable[[str, timedelta], World]  # moves a world's clock in the registry, returns the world
     answerer: FormAnswerer | None = None  # None: the agent's client answers the forms
+    label: str = "a test"  # what the world is for (a task id), in diffs
     trace: list[dict[str, Any]] = field(default_factory=list)
     done: Counter[str] = field(default_factory=Counter)  # finished calls per tool, for the events
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -139,7 +140,7 @@ async def _play_events(trial: Trial, tool: str) -> bool:
     with trial.lock:
         trial.done[tool] += 1
         count = trial.done[tool]
-    due: list[Event] = [event for event in trial.task.world.events if event.after == tool and event.nth == count]
+    due: list[Event] = [event for event in trial.start.events if event.after == tool and event.nth == count]
     for event in due:
         if event.advance:
             by = parse_duration(event.advance)
