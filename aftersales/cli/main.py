@@ -6,6 +6,8 @@ aftersales seed load [--if-empty] | reset [--yes]    insert the baseline's missi
 aftersales seed generate [--out F | --baseline]      a deterministic world: into the database, a file, or seed/
 aftersales token issue --caller C [--scopes] [--ttl] print a signed caller token
 aftersales stats [--since 1h] [--json]               per-tool health from the audit
+aftersales world create | fork | reset | drop | list worlds: isolated, time-pinned datasets for testing agents
+aftersales world snapshot | hash | diff | clock | trace | prune    inspect, move and tidy worlds
 """
 
 import argparse
