@@ -79,6 +79,7 @@ def add(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     diff.add_argument("world_id", metavar="ID")
     diff.add_argument("--against", default="source", help="source (default), another world's id, or a snapshot file.")
     diff.add_argument("--json", action="store_true", help="Print the diff as JSON.")
+    diff.add_argument("--tables", help="Compare only these tables (comma-separated), e.g. tickets,quotes.")
     for parser in (snapshot, hashing, diff):
         parser.add_argument("--audit", action="store_true", help="Include the tool-call audit (left out by default).")
     snapshot.set_defaults(run=run_snapshot)
@@ -190,7 +191,8 @@ def run_hash(args: argparse.Namespace, settings: Settings) -> int:
 def run_diff(args: argparse.Namespace, settings: Settings) -> int:
     """Print what differs; exit 0 either way: a difference is an answer, not a failure."""
     with service(settings) as worlds:
-        result = inspect.compare(worlds, args.world_id, args.against, args.audit)
+        tables = inspect.checked_tables([n.strip() for n in (args.tables or "").split(",") if n.strip()], args.audit)
+        result = inspect.compare(worlds, args.world_id, args.against, args.audit, tables)
     print(json.dumps(result, indent=2, ensure_ascii=False) if args.json else describe(result))
     return 0
 

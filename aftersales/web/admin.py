@@ -121,13 +121,14 @@ class WorldsAdmin:
         return await self._run(lambda: {"hash": inspect.world_hash(self.app.worlds, world_id, audit)})
 
     async def diff(self, request: Request) -> Response:
-        """GET: against ?against=source (default) or a world id. POST: against the snapshot in the body."""
+        """GET: against ?against=source (default) or a world id, ?tables=a,b for some tables. POST: a snapshot."""
         if (refusal := self._refusal(request)) is not None:
             return refusal
         world_id = request.path_params["world_id"]
         if request.method == "GET":
             against, audit = request.query_params.get("against", "source"), _flag(request, "audit")
-            return await self._run(partial(api.diff, self.app.worlds, world_id, against, audit))
+            tables = [name for name in request.query_params.get("tables", "").split(",") if name.strip()]
+            return await self._run(partial(api.diff, self.app.worlds, world_id, against, audit, tables or None))
         body = await _body(request)
         if isinstance(body, Response):
             return body

@@ -102,12 +102,13 @@ def issue_token(worlds: Worlds, world_id: str, body: Mapping[str, Any]) -> dict[
     return {"world": world_id, "token": worlds.token(world_id, caller, scopes, ttl), "caller": caller, "scopes": scopes}
 
 
-def diff(worlds: Worlds, world_id: str, against: str, audit: bool) -> dict[str, Any]:
+def diff(worlds: Worlds, world_id: str, against: str, audit: bool, tables: list[str] | None = None) -> dict[str, Any]:
     """A world against its source or another world (files are the CLI's: the server reads none for a client)."""
+    chosen = inspect.checked_tables(tables, audit)
     if against == "source":
-        return inspect.against_source(worlds, world_id, audit)
+        return inspect.against_source(worlds, world_id, audit, chosen)
     if ID_PATTERN.match(against):
-        return inspect.against_world(worlds, world_id, against, audit)
+        return inspect.against_world(worlds, world_id, against, audit, chosen)
     raise WorldRequestError(
         f"against={against!r} is neither `source` nor a world id.",
         "Over HTTP a world is compared with its source, another world, or a snapshot sent as the body of a POST.",

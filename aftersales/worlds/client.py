@@ -41,9 +41,11 @@ class World:
     client: "WorldsClient" = field(repr=False)
     info: dict[str, Any] = field(default_factory=dict, repr=False)  # the API's answer when it was made
 
-    def diff(self, against: str | dict[str, Any] = "source", audit: bool = False) -> dict[str, Any]:
-        """What changed: against its source, another world's id, or a snapshot."""
-        return self.client.diff(self.id, against, audit)
+    def diff(
+        self, against: str | dict[str, Any] = "source", audit: bool = False, tables: list[str] | None = None
+    ) -> dict[str, Any]:
+        """What changed: against its source, another world's id, or a snapshot; in some tables only, if named."""
+        return self.client.diff(self.id, against, audit, tables)
 
     def snapshot(self, audit: bool = False) -> dict[str, Any]:
         """Its canonical snapshot."""
@@ -161,11 +163,18 @@ class WorldsClient:
         """The hash of a world's canonical snapshot."""
         return str(self._call("GET", f"/{world_id}/hash", params={"audit": str(audit).lower()})["hash"])
 
-    def diff(self, world_id: str, against: str | dict[str, Any] = "source", audit: bool = False) -> dict[str, Any]:
-        """A world against its source, another world's id, or a snapshot (a dict)."""
+    def diff(
+        self,
+        world_id: str,
+        against: str | dict[str, Any] = "source",
+        audit: bool = False,
+        tables: Scopes | None = None,
+    ) -> dict[str, Any]:
+        """A world against its source, another world's id, or a snapshot (a dict); in some tables only, if named."""
         if isinstance(against, dict):
             return dict(self._call("POST", f"/{world_id}/diff", against))
-        return dict(self._call("GET", f"/{world_id}/diff", params={"against": against, "audit": str(audit).lower()}))
+        params = {"against": against, "audit": str(audit).lower()} | ({"tables": ",".join(tables)} if tables else {})
+        return dict(self._call("GET", f"/{world_id}/diff", params=params))
 
     def token(self, world_id: str, caller: str = "agent", scopes: Scopes | None = None, ttl: str | None = None) -> str:
         """A token bound to a world."""
