@@ -15,16 +15,10 @@ from tests.support.creation import create_arguments
 from tests.support.elicitation import Person, second_round
 from tests.support.episodes import CREATE, ESTIMATE, QUERY
 from tests.support.sessions import ACCEPT, INITIALIZE
-from tests.support.worlds import PINNED
+from tests.support.worlds import PINNED, next_number
 
 pytestmark = [pytest.mark.anyio, pytest.mark.http]
 SQLITE_ONLY = pytest.mark.parametrize("backend", ["sqlite"], indirect=True)  # the MCP layer's rules, not storage's
-
-
-def next_number(baseline) -> str:
-    """The number the next ticket of 2026 gets in a world made from the baseline."""
-    last = next(row["last_value"] for row in baseline.tables["ticket_sequences"] if row["year"] == 2026)
-    return f"T-2026-{last + 1:04d}"
 
 
 async def estimate_and_create(world, order_id: str, words: str) -> dict:

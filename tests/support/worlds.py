@@ -86,6 +86,12 @@ def open_worlds(home: WorldsHome, database_url: str, data_dir: Path, **changes: 
         control.dispose()
 
 
+def next_number(baseline: Any) -> str:
+    """The number the next ticket of 2026 gets in a world made from the baseline dataset."""
+    last = next(row["last_value"] for row in baseline.tables["ticket_sequences"] if row["year"] == 2026)
+    return f"T-2026-{last + 1:04d}"
+
+
 def a_world(world_id: str = "w-test", **changes: Any) -> World:
     """A world as the registry would hand it out, frozen at PINNED (no database behind it)."""
     made = World(
