@@ -79,6 +79,9 @@ class Settings(BaseSettings):
     )
     worlds_open_engines: int = Field(default=16, ge=1, description="World connection pools a process keeps open.")
     worlds_pool_size: int = Field(default=2, ge=1, description="Connections kept per open world pool.")
+    worlds_admin: bool | None = Field(
+        default=None, description="Serve the worlds admin API at /admin/worlds; default on in development only."
+    )
 
     @property
     def thresholds(self) -> Thresholds:
@@ -89,6 +92,11 @@ class Settings(BaseSettings):
             review_recent_tickets=self.review_recent_tickets,
             review_window=self.review_window,
         )
+
+    @property
+    def worlds_admin_enabled(self) -> bool:
+        """Whether /admin/worlds is served: as set, else in development only."""
+        return self.env == "development" if self.worlds_admin is None else self.worlds_admin
 
     @cached_property
     def resolved_database_url(self) -> str:

@@ -9,6 +9,8 @@ aftersales stats [--since 1h] [--json]               per-tool health from the au
 aftersales demo [--host H] [--port P]                the elicitation demo page, on throwaway data of its own
 aftersales tasks list | check [--tasks T] [--json]   agent tasks; replay their reference solutions on fresh worlds
 aftersales eval --agent CMD [--trials k] [--parallel n] [--out DIR]   score an agent on the tasks (pass^k)
+aftersales world create | fork | reset | drop | list worlds: isolated, time-pinned datasets for testing agents
+aftersales world snapshot | hash | diff | clock | trace | prune    inspect, move and tidy worlds
 """
 
 import argparse

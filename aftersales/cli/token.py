@@ -12,6 +12,7 @@ from aftersales.domain.callers import ALL_SCOPES
 from aftersales.durations import parse_duration
 from aftersales.security import tokens
 from aftersales.settings import Settings
+from aftersales.worlds.api import TOKEN_SCOPES
 
 CALLER_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,63}$")
 
@@ -29,7 +30,11 @@ def add(commands: Commands) -> None:
 
 def add_claims(parser: argparse.ArgumentParser) -> None:
     """The options every token-printing command shares."""
-    parser.add_argument("--scopes", default=",".join(ALL_SCOPES), help="Comma-separated: tickets:read,tickets:write.")
+    parser.add_argument(
+        "--scopes",
+        default=",".join(ALL_SCOPES),
+        help="Comma-separated: tickets:read,tickets:write (the tools); worlds:admin opens the worlds admin API.",
+    )
     parser.add_argument("--ttl", default="30d", help="Lifetime: 90s, 30m, 12h, 30d (default 30d).")
 
 
@@ -38,9 +43,9 @@ def checked_claims(caller: str, scopes_text: str, ttl_text: str) -> tuple[list[s
     if not CALLER_PATTERN.match(caller):
         raise ValueError(f"--caller {caller!r}: use 1-64 letters, digits and _ . : @ -")
     scopes = sorted({scope.strip() for scope in scopes_text.split(",") if scope.strip()})
-    unknown = [scope for scope in scopes if scope not in ALL_SCOPES]
+    unknown = [scope for scope in scopes if scope not in TOKEN_SCOPES]
     if unknown or not scopes:
-        raise ValueError(f"--scopes {scopes_text!r}: choose from {', '.join(ALL_SCOPES)}")
+        raise ValueError(f"--scopes {scopes_text!r}: choose from {', '.join(TOKEN_SCOPES)}")
     ttl = parse_duration(ttl_text)
     if ttl <= timedelta(0):
         raise ValueError(f"--ttl {ttl_text!r}: a token must live at least one second; for example 12h or 30d")

@@ -1,4 +1,4 @@
-"""`aftersales world …`: create, fork, reset, drop, list, snapshot, hash, diff and clock of worlds."""
+"""`aftersales world …`: create, fork, reset, drop, list, snapshot, hash, diff, clock and trace of worlds."""
 
 import argparse
 import json
@@ -14,7 +14,7 @@ from aftersales.durations import parse_duration
 from aftersales.settings import Settings
 from aftersales.storage import migrate
 from aftersales.storage.database import make_engine
-from aftersales.worlds import inspect
+from aftersales.worlds import inspect, trace
 from aftersales.worlds.diff import describe
 from aftersales.worlds.model import CLOCK_MODES, World, parse_instant
 from aftersales.worlds.service import Worlds
@@ -79,6 +79,7 @@ def add(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     diff.add_argument("world_id", metavar="ID")
     diff.add_argument("--against", default="source", help="source (default), another world's id, or a snapshot file.")
     diff.add_argument("--json", action="store_true", help="Print the diff as JSON.")
+    diff.add_argument("--tables", help="Compare only these tables (comma-separated), e.g. tickets,quotes.")
     for parser in (snapshot, hashing, diff):
         parser.add_argument("--audit", action="store_true", help="Include the tool-call audit (left out by default).")
     snapshot.set_defaults(run=run_snapshot)
@@ -90,6 +91,10 @@ def add(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     how.add_argument("--advance", type=parse_duration, help="Move forward by 8d, 31m, 90s …")
     how.add_argument("--set", dest="to", type=parse_instant, help="Show this ISO 8601 time now.")
     moving.set_defaults(run=run_clock)
+    tracing = actions.add_parser("trace", help="Every tool call made in a world, in order, with its questions.")
+    tracing.add_argument("world_id", metavar="ID")
+    tracing.add_argument("--json", action="store_true", help="Print JSON lines (format aftersales-trace/1).")
+    tracing.set_defaults(run=run_trace)
     prune = actions.add_parser("prune", help="Drop worlds unused for AFTERSALES_WORLDS_IDLE_TTL now.")
     prune.add_argument("--templates", action="store_true", help="Also remove templates no world resets from.")
     prune.set_defaults(run=run_prune)
@@ -186,7 +191,8 @@ def run_hash(args: argparse.Namespace, settings: Settings) -> int:
 def run_diff(args: argparse.Namespace, settings: Settings) -> int:
     """Print what differs; exit 0 either way: a difference is an answer, not a failure."""
     with service(settings) as worlds:
-        result = inspect.compare(worlds, args.world_id, args.against, args.audit)
+        tables = inspect.checked_tables([n.strip() for n in (args.tables or "").split(",") if n.strip()], args.audit)
+        result = inspect.compare(worlds, args.world_id, args.against, args.audit, tables)
     print(json.dumps(result, indent=2, ensure_ascii=False) if args.json else describe(result))
     return 0
 
@@ -198,6 +204,14 @@ def run_clock(args: argparse.Namespace, settings: Settings) -> int:
             worlds.advance(args.world_id, args.advance) if args.advance else worlds.set_clock(args.world_id, args.to)
         )
     print(f"world {world.id}: {_clock(world)}")
+    return 0
+
+
+def run_trace(args: argparse.Namespace, settings: Settings) -> int:
+    """Print a world's trace: JSON lines, or a readable listing."""
+    with service(settings) as worlds:
+        entries = worlds.trace(args.world_id)
+    print(trace.lines(entries), end="") if args.json else print(trace.describe(entries))
     return 0
 
 

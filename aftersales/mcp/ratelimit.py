@@ -1,4 +1,7 @@
-"""Per-caller token buckets for tool calls: read tools and write tools are limited separately, per replica."""
+"""Per-caller token buckets for tool calls: read tools and write tools are limited separately, per replica.
+
+Buckets are kept per world too: episodes in different worlds never throttle each other.
+"""
 
 import threading
 import time
@@ -13,6 +16,7 @@ from aftersales.domain.errors import RateLimited
 from aftersales.mcp.caller import current_caller_id
 from aftersales.mcp.errors import error_result
 from aftersales.mcp.requests import tool_call
+from aftersales.worlds.context import current_id
 
 
 @dataclass(frozen=True)
@@ -48,7 +52,7 @@ class RateLimiter:
     ) -> None:
         self._server, self._limits, self._clock = server, {"read": read, "write": write}, clock
         self._kinds: dict[str, str] | None = None
-        self._buckets: dict[tuple[str, str], Bucket] = {}
+        self._buckets: dict[tuple[str | None, str, str], Bucket] = {}
         self._lock = threading.Lock()
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
@@ -67,11 +71,11 @@ class RateLimiter:
         return await call_next(ctx)
 
     def _take(self, caller: str, kind: str) -> float:
-        now = self._clock()
+        now, key = self._clock(), (current_id(), caller, kind)
         with self._lock:
-            bucket = self._buckets.get((caller, kind))
+            bucket = self._buckets.get(key)
             if bucket is None:
-                bucket = self._buckets[(caller, kind)] = Bucket(self._limits[kind], now)
+                bucket = self._buckets[key] = Bucket(self._limits[kind], now)
             return bucket.take(now)
 
     def _refusal(self, caller: str, kind: str, wait: float) -> RateLimited:

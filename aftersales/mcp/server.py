@@ -10,6 +10,7 @@ from aftersales.mcp.arguments import ArgumentGate
 from aftersales.mcp.ratelimit import Limit, RateLimiter
 from aftersales.mcp.recorder import CallRecorder
 from aftersales.mcp.surface import ServedSurface
+from aftersales.mcp.tracing import CallTracer
 
 INSTRUCTIONS = """\
 After-sales tools for an online shop: refunds, returns, exchanges and repairs of delivered order lines.
@@ -42,11 +43,12 @@ def build_server(app: App) -> MCPServer:
     tools.register(server, app)
     app.metrics.bind(TOOL_NAMES, audit_dropped=lambda: app.audit.dropped)
     settings = app.settings
-    # Outermost first: advertise only what is served, record what the client finally got, then spend rate tokens,
-    # then check the arguments.
+    # Outermost first: advertise only what is served, trace a world's calls as the client sees them, record what
+    # the client finally got, then spend rate tokens, then check the arguments.
     server.middleware.extend(
         [
             ServedSurface(server),
+            CallTracer(lambda world, draft: app.worlds.append_trace(world, draft), app.form_answerer),
             CallRecorder(app.audit, app.metrics),
             RateLimiter(
                 server,

@@ -1,7 +1,7 @@
 """Running code inside a world: `clock.now()` reads the world's clock and `ids.new_id()` its id sequence.
 
-Phase 2 enters the world of a request's token around the whole request, the way the caller is set; nothing in
-domain/ or services/ sees more than the clock and the id function.
+The web app enters the world of a request's token around the whole request, the way the caller is set, so the
+tool's worker thread inherits it; nothing in domain/ or services/ sees more than the clock and the id function.
 """
 
 from collections.abc import Callable, Iterator
@@ -19,11 +19,17 @@ def current() -> World | None:
     return _current.get()
 
 
+def current_id() -> str | None:
+    """The id of the world the running code is in, or None for the default world."""
+    world = _current.get()
+    return None if world is None else world.id
+
+
 @contextmanager
 def entered(world: World, next_counter: Callable[[str], int]) -> Iterator[World]:
     """Run the enclosed code in `world`; `next_counter(id)` hands out the world's persisted id counter."""
     with ExitStack() as stack:
-        stack.enter_context(clock.using(lambda: world.clock.now(clock.wall())))
+        stack.enter_context(clock.using(lambda: world.clock.now(clock.wall()), scope=world.id))
         if world.deterministic:
             stack.enter_context(ids.using(lambda: ids.derived_id(world.seed, next_counter(world.id))))
         token = _current.set(world)

@@ -1,10 +1,10 @@
 """What can go wrong with worlds; each message says what was wrong, the rule, and what to do next.
 
-WorldError (ValueError: the CLI prints it as one line)   `status` is the HTTP status of the admin API
-├── UnknownWorld         no world by that id: never created, dropped, or expired            404
-├── WorldRequestError    options that cannot be read or do not fit together                 400
-├── WorldLimitReached    the bound on live worlds                                           409
-└── WorldBusy            a database still had connections when it had to be copied          503
+WorldError (ValueError: the CLI prints it as one line)   `status` and `kind`: the admin API's answer
+├── UnknownWorld         no world by that id: never created, dropped, or expired            404 unknown_world
+├── WorldRequestError    options that cannot be read or do not fit together                 400 invalid_request
+├── WorldLimitReached    the bound on live worlds                                           409 world_limit_reached
+└── WorldBusy            a database still had connections when it had to be copied          503 world_busy
 """
 
 
@@ -12,6 +12,7 @@ class WorldError(ValueError):
     """A world operation that cannot be done; `str()` is the three-part message."""
 
     status = 400
+    kind = "invalid_request"
 
     def __init__(self, what: str, rule: str, next_step: str) -> None:
         self.what, self.rule, self.next_step = what, rule, next_step
@@ -22,6 +23,7 @@ class UnknownWorld(WorldError):
     """The id names no live world."""
 
     status = 404
+    kind = "unknown_world"
 
     def __init__(self, world_id: str) -> None:
         super().__init__(
@@ -39,9 +41,11 @@ class WorldLimitReached(WorldError):
     """Creating another world would pass the configured bound."""
 
     status = 409
+    kind = "world_limit_reached"
 
 
 class WorldBusy(WorldError):
     """A PostgreSQL database could not be copied because connections stayed open on it."""
 
     status = 503
+    kind = "world_busy"

@@ -11,6 +11,7 @@ CLOCK_MODES = ("real", "frozen", "offset")
 SOURCE_KINDS = ("baseline", "dataset", "database", "world")
 PLACE_KINDS = ("world", "origin", "template", "scratch")
 STATES = ("creating", "ready")
+ADMIN_SCOPE = "worlds:admin"  # what a token needs for the admin API (apart from the tool scopes)
 
 
 @dataclass(frozen=True)

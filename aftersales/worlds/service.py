@@ -1,4 +1,4 @@
-"""The worlds service: create, fork, reset, drop, list, clocks and tokens. The CLI calls it; the admin API will too.
+"""The worlds service: create, fork, reset, drop, list, clocks and tokens. The CLI and the admin API call it.
 
 Registry times (created, last used) are wall-clock times; a world's own clock only drives what runs inside it.
 """
@@ -8,19 +8,24 @@ import secrets
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import date, datetime, timedelta
+from typing import Any
 
 from sqlalchemy import Engine
+from sqlalchemy.pool import NullPool
 
 from aftersales import clock
 from aftersales.security import tokens
 from aftersales.settings import Settings
+from aftersales.storage.database import make_engine
 from aftersales.storage.unit_of_work import UnitOfWork
 from aftersales.worlds import context, templates
 from aftersales.worlds.engines import WorldEngines
 from aftersales.worlds.errors import UnknownWorld, WorldLimitReached, WorldRequestError
 from aftersales.worlds.model import Place, World, WorldClock, midnight
+from aftersales.worlds.storage import trace as trace_store
 from aftersales.worlds.storage.places import places_for
 from aftersales.worlds.storage.registry import WorldRegistry
+from aftersales.worlds.trace import Draft
 
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{0,23}$")
 STALE_CREATION = timedelta(minutes=10)  # a creation unfinished this long was interrupted; housekeeping drops it
@@ -115,6 +120,7 @@ class Worlds:
         def copy() -> None:
             self.engines.close(source.location)
             self.places.copy(source.location, world.origin)
+            self._clear_trace(world.origin)  # the fork's trace starts empty, and reset empties it again
             self.places.seal(world.origin)
             self.places.copy(world.origin, world.location)
 
@@ -151,6 +157,12 @@ class Worlds:
             raise UnknownWorld(world_id)
         return world
 
+    def lookup(self, world_id: str) -> World:
+        """A live world by id, marked as used (a request is about to run in it)."""
+        world = self.get(world_id)
+        self._touch(world)
+        return world
+
     def all(self) -> list[tuple[World, int | None]]:
         """Every world with its size on disk."""
         worlds = self.registry.all()
@@ -180,11 +192,17 @@ class Worlds:
 
     @contextmanager
     def entered(self, world_id: str) -> Iterator[World]:
-        """Run the enclosed code on the world's clock and id sequence (phase 2 does this around each request)."""
-        world = self.get(world_id)
-        self._touch(world)
-        with context.entered(world, self.registry.next_counter):
+        """Run the enclosed code on the world's clock and id sequence (the web app does this around each request)."""
+        with context.entered(self.lookup(world_id), self.registry.next_counter) as world:
             yield world
+
+    def trace(self, world_id: str) -> list[dict[str, Any]]:
+        """Every entry of the world's trace, in order (aftersales-trace/1)."""
+        return trace_store.entries(self.engines.engine(self.get(world_id).location))
+
+    def append_trace(self, world: World, draft: Draft) -> dict[str, Any]:
+        """Write one call's trace entry to the world's database, now; return it numbered."""
+        return trace_store.append(self.engines.engine(world.location), draft, clock.wall())
 
     def unit_of_work(self, world_id: str, write: bool = False) -> UnitOfWork:
         """A unit of work on the world's database."""
@@ -230,6 +248,13 @@ class Worlds:
         ready = self.registry.update(world.id, state="ready")
         assert ready is not None
         return ready
+
+    def _clear_trace(self, place: Place) -> None:
+        engine = make_engine(self.places.url(place), poolclass=NullPool)
+        try:
+            trace_store.clear(engine)
+        finally:
+            engine.dispose()
 
     def _make_room(self) -> None:
         self.expire()

@@ -7,6 +7,7 @@ clock starts at 2026-12-01T09:00Z holds the same rows whenever and wherever it i
 """
 
 import secrets
+import threading
 from dataclasses import dataclass
 from datetime import date, datetime
 from hashlib import sha256
@@ -28,6 +29,8 @@ from aftersales.worlds.storage.rows import shift_dates
 from aftersales.worlds.storage.sqlite import HEADER
 
 GENERATED_DAY = ANCHOR.date()  # the day `aftersales seed generate` writes a database's dates relative to
+# Worlds made at once in one process wait for the one build of a missing template rather than each building it.
+_BUILDING = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -82,12 +85,15 @@ def ensure(places: Places, source: Source, start: datetime) -> Place:
     template = Place("template", sha256(material.encode()).hexdigest()[:16])
     if places.exists(template):
         return template
-    building = Place("scratch", f"build-{template.name}-{secrets.token_hex(3)}")
-    try:
-        _build(places, source, start, building)
-        places.publish(building, template)
-    finally:
-        places.drop(building)
+    with _BUILDING:
+        if places.exists(template):  # built by another thread while this one waited
+            return template
+        building = Place("scratch", f"build-{template.name}-{secrets.token_hex(3)}")
+        try:
+            _build(places, source, start, building)
+            places.publish(building, template)
+        finally:
+            places.drop(building)
     return template
 
 

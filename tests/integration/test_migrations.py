@@ -6,7 +6,7 @@ from sqlalchemy import inspect
 
 from aftersales.storage import migrate
 from aftersales.storage.models import Base
-from aftersales.worlds.storage.registry import METADATA as WORLDS_METADATA
+from aftersales.worlds.storage.tables import METADATA as WORLDS_METADATA
 
 
 def test_upgrading_an_empty_database_reaches_head_with_every_table(empty_engine):

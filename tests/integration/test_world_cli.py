@@ -9,6 +9,7 @@ from aftersales.cli.main import main
 from aftersales.clock import now
 from aftersales.security import tokens
 from aftersales.settings import Settings
+from tests.support.worlds import PINNED, traced_call
 
 
 @pytest.fixture
@@ -82,3 +83,31 @@ def test_options_that_do_not_fit_are_one_line_and_exit_2(cli):
     status, out = cli("world", "create", "--caller", "no spaces allowed")
     assert status == 2 and "--caller 'no spaces allowed'" in out
     assert json.loads(cli("world", "list", "--json")[1]) == {"worlds": []}
+
+
+def test_world_trace_prints_a_worlds_calls_as_json_lines_or_for_a_person(cli, worlds):
+    world = worlds.create(at=PINNED)
+    worlds.append_trace(world, traced_call(world.id, "after_sales_query_ticket", {"ticket_id": "T-2026-0335"}))
+    status, out = cli("world", "trace", world.id, "--json")
+    [entry] = [json.loads(line) for line in out.splitlines()]
+    assert status == 0 and (entry["seq"], entry["format"], entry["arguments"]) == (
+        1,
+        "aftersales-trace/1",
+        {"ticket_id": "T-2026-0335"},
+    )
+    status, out = cli("world", "trace", world.id)
+    assert status == 0 and out.startswith("#1  2026-12-01T09:00:00Z  agent  after_sales_query_ticket  ok")
+
+
+def test_world_diff_compares_only_the_tables_named_and_refuses_a_table_it_does_not_have(cli, worlds):
+    world = worlds.create(at=PINNED)
+    status, out = cli("world", "diff", world.id, "--tables", "tickets,quotes", "--json")
+    assert status == 0 and json.loads(out)["identical"]
+    status, out = cli("world", "diff", world.id, "--tables", "tickets,tickts")
+    assert status == 2 and "The tables 'tickts' are not in a snapshot." in out
+
+
+def test_token_issue_gives_the_worlds_admin_scope_on_its_own(cli):
+    status, out = cli("token", "issue", "--caller", "harness", "--scopes", "worlds:admin")
+    claims = tokens.verify(App(Settings()).caller_keys, out.strip().splitlines()[-1], now())
+    assert status == 0 and claims.caller.scopes == frozenset({"worlds:admin"})

@@ -14,7 +14,7 @@ from aftersales.services.creation import Decisions, create_ticket
 from aftersales.services.quotes import estimate_refund, quote_for_use
 from aftersales.storage.models import Order, Ticket
 from aftersales.worlds.errors import UnknownWorld, WorldLimitReached, WorldRequestError
-from tests.support.worlds import AGENT, PINNED, POLICY, ticket_request
+from tests.support.worlds import AGENT, PINNED, POLICY, next_number, ticket_request
 
 CONFIRMED = Decisions(method=RefundMethod.ORIGINAL_PAYMENT, confirmation="person")
 
@@ -22,12 +22,6 @@ CONFIRMED = Decisions(method=RefundMethod.ORIGINAL_PAYMENT, confirmation="person
 def tickets_in(worlds, world_id: str) -> dict[str, str]:
     with worlds.unit_of_work(world_id) as uow:
         return dict(uow.session.execute(select(Ticket.id, Ticket.description)).all())
-
-
-def next_number(baseline) -> str:
-    """The number the first ticket made in 2026 gets in a world made from the baseline."""
-    last = next(row["last_value"] for row in baseline.tables["ticket_sequences"] if row["year"] == 2026)
-    return f"T-2026-{last + 1:04d}"
 
 
 def open_ticket(worlds, world_id: str, order_id: str, words: str, key: str = "key-00000001"):

@@ -16,7 +16,9 @@ from aftersales.domain.enums import ReasonCode, RefundMethod, TicketKind
 from aftersales.services.creation import CreationPolicy
 from aftersales.settings import Settings
 from aftersales.storage.database import make_engine
+from aftersales.worlds.model import Place, World, WorldClock
 from aftersales.worlds.service import Worlds
+from aftersales.worlds.trace import Draft
 from tests.support import ROOT
 
 SEED_DIR = ROOT / "seed"
@@ -82,6 +84,50 @@ def open_worlds(home: WorldsHome, database_url: str, data_dir: Path, **changes: 
             worlds.drop(world.id)
         worlds.close()
         control.dispose()
+
+
+def next_number(baseline: Any) -> str:
+    """The number the next ticket of 2026 gets in a world made from the baseline dataset."""
+    last = next(row["last_value"] for row in baseline.tables["ticket_sequences"] if row["year"] == 2026)
+    return f"T-2026-{last + 1:04d}"
+
+
+def a_world(world_id: str = "w-test", **changes: Any) -> World:
+    """A world as the registry would hand it out, frozen at PINNED (no database behind it)."""
+    made = World(
+        id=world_id,
+        state="ready",
+        created_at=PINNED,
+        last_used_at=PINNED,
+        source_kind="baseline",
+        source="baseline",
+        location=Place("world", world_id),
+        origin=Place("template", "t"),
+        origin_owned=False,
+        anchor_day=datetime(2026, 12, 1, tzinfo=UTC),
+        clock=WorldClock("frozen", PINNED),
+        start_mode="frozen",
+        start_at=PINNED,
+    )
+    return replace(made, **changes)
+
+
+def traced_call(world_id: str, tool: str, arguments: dict[str, Any], **changes: Any) -> Draft:
+    """A trace draft of one call made in a world at PINNED, as the tracer would write it."""
+    return replace(
+        Draft(
+            world=world_id,
+            caller="agent",
+            tool=tool,
+            protocol="2026-07-28",
+            request_id=1,
+            arguments=arguments,
+            started_at="2026-12-01T09:00:00Z",
+            wall_started_at="2026-11-30T08:00:00Z",
+            latency_ms=1.5,
+        ),
+        **changes,
+    )
 
 
 def ticket_request(order_id: str, key: str, description: str = "It stopped working.", **changes: Any) -> TicketRequest:

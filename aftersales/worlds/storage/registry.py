@@ -1,75 +1,18 @@
-"""The `worlds` table of the control database (the default world's) and its repository; its SQL lives here only.
-
-The table has its own MetaData: it is not one of the business tables, so `seed reset` (which clears every
-business table) leaves the registry alone, and snapshots never include it.
-"""
+"""The repository of the `worlds` table (worlds/storage/tables.py) in the control database; its SQL lives here only."""
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import (
-    BigInteger,
-    Boolean,
-    CheckConstraint,
-    Column,
-    Connection,
-    Engine,
-    MetaData,
-    String,
-    Table,
-    Text,
-    delete,
-    func,
-    insert,
-    or_,
-    select,
-    update,
-)
+from sqlalchemy import Connection, Engine, delete, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from aftersales.clock import as_utc
-from aftersales.storage.base import NAMING_CONVENTION, UtcDateTime
 from aftersales.storage.database import WRITE
 from aftersales.worlds.errors import UnknownWorld, WorldRequestError
-from aftersales.worlds.model import CLOCK_MODES, SOURCE_KINDS, STATES, Place, World, WorldClock
-
-
-def _one_of(column: str, values: tuple[str, ...]) -> CheckConstraint:
-    return CheckConstraint(f"{column} IN ({', '.join(repr(v) for v in values)})", name=column)
-
-
-METADATA = MetaData(naming_convention=NAMING_CONVENTION)
-WORLDS = Table(
-    "worlds",
-    METADATA,
-    Column("id", String(32), primary_key=True),
-    Column("state", String(16), nullable=False),
-    Column("created_at", UtcDateTime, nullable=False),
-    Column("last_used_at", UtcDateTime, nullable=False, index=True),
-    Column("source_kind", String(16), nullable=False),
-    Column("source", Text, nullable=False),
-    Column("location", String(80), nullable=False),
-    Column("origin", String(80), nullable=False),
-    Column("origin_owned", Boolean, nullable=False),
-    Column("anchor_day", UtcDateTime, nullable=False),
-    Column("clock_mode", String(8), nullable=False),
-    Column("clock_at", UtcDateTime, nullable=True),
-    Column("clock_offset_us", BigInteger, nullable=False),
-    Column("start_mode", String(8), nullable=False),
-    Column("start_at", UtcDateTime, nullable=False),
-    Column("deterministic", Boolean, nullable=False),
-    Column("seed", BigInteger, nullable=False),
-    Column("id_counter", BigInteger, nullable=False),
-    Column("id_counter_start", BigInteger, nullable=False),
-    _one_of("state", STATES),
-    _one_of("source_kind", SOURCE_KINDS),
-    _one_of("clock_mode", CLOCK_MODES),
-    _one_of("start_mode", CLOCK_MODES),
-    CheckConstraint("clock_mode <> 'frozen' OR clock_at IS NOT NULL", name="frozen_clock_has_time"),
-    CheckConstraint("id_counter >= id_counter_start", name="id_counter_moves_forward"),
-)
+from aftersales.worlds.model import Place, World, WorldClock
+from aftersales.worlds.storage.tables import WORLDS
 
 
 def _microseconds(value: timedelta) -> int:
