@@ -40,7 +40,7 @@ class Reply:
 class Mcp:
     """Stateless MCP 2026-07-28 over Streamable HTTP with the standard library: one POST per request."""
 
-    def __init__(self, url: str, token: str, forms: dict[str, Any] | None) -> None:
+    def __init__(self, url: str, token: str, forms: dict[str, Any]) -> None:
         self.url, self.token, self.forms, self.ids = url, token, forms, itertools.count(1)
 
     def call_tool(self, name: str, arguments: dict[str, Any]) -> Reply:
@@ -55,13 +55,14 @@ class Mcp:
                 text = " ".join(part.get("text", "") for part in result.get("content", []))
                 return Reply(result.get("structuredContent"), text, error=bool(result.get("isError")))
             # The question keys are readable (after_sales_create_ticket:confirm): answer each as the customer would.
-            answers = {key: (self.forms or {}).get(key, {"action": "cancel"}) for key in result["inputRequests"]}
+            answers = {key: self.forms.get(key, {"action": "cancel"}) for key in result["inputRequests"]}
             params = {**params, "inputResponses": answers, "requestState": result.get("requestState")}
         return Reply(None, "too many rounds of questions", error=True)
 
     def post(self, params: dict[str, Any]) -> dict[str, Any]:
         """One JSON-RPC request; the answer from a JSON or an event-stream body."""
-        capabilities = {"elicitation": {"form": {}}} if self.forms is not None else {}
+        # It can answer forms (from the brief). When the world answers them itself, none ever reaches this client.
+        capabilities = {"elicitation": {"form": {}}}
         params = {
             **params,
             "_meta": {
@@ -212,8 +213,8 @@ def main() -> None:
     args = parser.parse_args()
     with open(os.environ["AFTERSALES_TASK_FILE"], encoding="utf-8") as file:
         brief = json.load(file)
-    # When the world does not answer its own forms, this client answers them as the customer would.
-    forms = brief["customer"].get("forms", {}) if brief["forms"] == "client" else None
+    # When the world does not answer its own forms (brief["forms"] == "client"), this client answers as the customer.
+    forms = brief["customer"].get("forms", {})
     client = Mcp(os.environ["AFTERSALES_MCP_URL"], os.environ["AFTERSALES_TOKEN"], forms)
     print(ScriptedAgent(client, brief, args.mistake).serve())
 

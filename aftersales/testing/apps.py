@@ -1,9 +1,7 @@
-"""The harness's server: one App per distinct set of settings, whose requests run in the trial world they address.
+"""The harness's server: one App per distinct set of settings (a task may override some), behind one port.
 
-A request to /worlds/<id>/mcp runs in that trial's world: its units of work open the world's database, `clock.now()`
-reads the world's clock, ids come from its sequence, and forms go to the task's customer when the world answers
-them. The world is chosen by the URL here; worlds phase 2 (issue #13) routes by a world-bound token instead, after
-which this module shrinks to choosing settings.
+Requests carry a token bound to their trial's world, and worlds phase 2 runs each in that world (its data, clock,
+ids, trace). The URL /worlds/<id>/mcp only picks the App built with the trial's settings; it forwards as /mcp.
 """
 
 from collections.abc import Callable
@@ -11,96 +9,56 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from starlette.applications import Starlette
-from starlette.middleware import Middleware
 from starlette.responses import JSONResponse
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import Receive, Scope, Send
 
 from aftersales.app import App
-from aftersales.mcp.forms import answered_by
 from aftersales.mcp.server import build_server
+from aftersales.mcp.tracing import CallTracer
 from aftersales.settings import Settings
-from aftersales.storage.unit_of_work import UnitOfWork
-from aftersales.testing.recorder import Trial, TrialRecorder, current_trial
+from aftersales.testing.events import TaskEvents, Trials
 from aftersales.web.app import create_web_app
-from aftersales.worlds import context
-from aftersales.worlds.service import Worlds
+from aftersales.worlds.trace import FormAnswerer
 
 PREFIX = "/worlds/"
-TRIAL = "aftersales.trial"  # the ASGI scope key the router hands the trial to the inner middleware under
-
-
-@dataclass
-class WorldsApp(App):
-    """An App whose units of work open the database of the world the request is in (the default one otherwise)."""
-
-    worlds: Worlds | None = None
-
-    def uow(self, write: bool = False) -> UnitOfWork:
-        """A unit of work on the current world's database."""
-        world = context.current()
-        if world is None or self.worlds is None:
-            return super().uow(write)
-        return UnitOfWork(self.worlds.engines.sessions(world.location), write=write)
 
 
 @dataclass
 class Served:
     """One App and its web app, built for one set of settings."""
 
-    app: WorldsApp
+    app: App
     web: Starlette
 
 
 @dataclass
 class Router:
-    """ASGI: /worlds/<id>/mcp to the trial's web app as /mcp (bearer auth and all); anything else is 404."""
+    """ASGI: /worlds/<id>/mcp to the web app serving that world's settings, as /mcp; anything else is 404."""
 
-    trials: dict[str, Trial] = field(default_factory=dict)
-    served_for: Callable[[Trial], Served] | None = None
+    served_for: Callable[[str], Served | None]
+    known: dict[str, Served] = field(default_factory=dict)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Route one request."""
         if scope["type"] != "http":
             return
         name, _, rest = scope["path"].removeprefix(PREFIX).partition("/")
-        trial = self.trials.get(name) if scope["path"].startswith(PREFIX) else None
-        if trial is None or rest != "mcp" or self.served_for is None:
+        served = self.served_for(name) if scope["path"].startswith(PREFIX) and rest == "mcp" else None
+        if served is None:
             body = {"error": "unknown_world", "error_description": f"No trial world at {scope['path']}."}
             await JSONResponse(body, status_code=404)(scope, receive, send)
             return
-        inner = dict(scope, path="/mcp", raw_path=b"/mcp", root_path="")
-        inner[TRIAL] = trial
-        await self.served_for(trial).web(inner, receive, send)
+        await served.web(dict(scope, path="/mcp", raw_path=b"/mcp", root_path=""), receive, send)
 
 
-class EnterTrial:
-    """Innermost ASGI middleware (after bearer auth, which keeps the wall clock): run the request in its trial."""
-
-    def __init__(self, app: ASGIApp, worlds: Worlds) -> None:
-        self.app, self.worlds = app, worlds
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        trial: Trial | None = scope.get(TRIAL)
-        if trial is None:
-            await self.app(scope, receive, send)
-            return
-        token = current_trial.set(trial)
-        try:
-            with context.entered(trial.world, self.worlds.registry.next_counter), answered_by(trial.answerer):
-                await self.app(scope, receive, send)
-        finally:
-            current_trial.reset(token)
-
-
-def serve_settings(settings: Settings, worlds: Worlds) -> Served:
-    """An App and web app for `settings`, with the trial recorder outermost and the trial entered after auth."""
-    app = WorldsApp(settings=settings, worlds=worlds)
+def serve_settings(settings: Settings, answerer: FormAnswerer, trials: Trials) -> Served:
+    """An App and web app for `settings`: forms answered by `answerer`, the trials' events played after calls."""
+    app = App(settings=settings, form_answerer=answerer)
     server = build_server(app)
-    server.middleware.insert(0, TrialRecorder())
-    web = create_web_app(app, server)
-    # Starlette builds its middleware stack on the first request; the last entry wraps the routes most closely.
-    web.user_middleware.append(Middleware(EnterTrial, worlds=worlds))
-    return Served(app, web)
+    # Inside the tracer, so a response the task loses is traced as the error the agent received.
+    tracer = next(index for index, middleware in enumerate(server.middleware) if isinstance(middleware, CallTracer))
+    server.middleware.insert(tracer + 1, TaskEvents(trials))
+    return Served(app, create_web_app(app, server))
 
 
 def with_overrides(settings: Settings, overrides: dict[str, Any]) -> Settings:

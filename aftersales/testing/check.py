@@ -66,7 +66,7 @@ def check_task(host: Host, task: Task) -> CheckResult:
     trial = host.open_trial(task)
     try:
         steps = anyio.run(replay, task, trial.url, trial.token)
-        return CheckResult(task, score(task, host.diff(trial), trial.trial.trace), steps)
+        return CheckResult(task, score(task, host.diff(trial), host.trace(trial)), steps)
     finally:
         host.close_trial(trial)
 

@@ -1,70 +1,53 @@
-"""The task's customer answering forms: server-side in a world (a FormAnswerer), or as an SDK client's callback."""
+"""The task's customer answering forms: for the world itself (worlds' FormAnswerer seam), or as an SDK callback.
 
-from collections.abc import Callable, Mapping
-from contextvars import ContextVar
+A question is found in the customer's script by its key (`after_sales_create_ticket:refund_method`). A 2025-11-25
+`elicitation/create` carries no key, so there the form is recognised by its fields: the scripted answer whose
+content has exactly those fields, else the one whose key names the form's one field. A question the task did not
+foresee is cancelled, as a person would close a form they did not expect.
+"""
+
+from collections.abc import Mapping
 from typing import Any
 
-from mcp_types import ElicitRequestFormParams, ElicitResult
+from mcp.client.session import ClientRequestContext, ElicitationFnT
+from mcp_types import ElicitRequestFormParams, ElicitRequestParams, ElicitResult, ErrorData
 
 from aftersales.testing.tasks import Customer, FormAnswer
 
-# The rounds of the call being traced: the recorder sets a fresh list per call, the customer appends to it.
-current_rounds: ContextVar[list[dict[str, Any]] | None] = ContextVar("aftersales_trace_rounds", default=None)
-UNSCRIPTED = FormAnswer(action="cancel")  # a question the task did not foresee: the customer closes the form
+UNSCRIPTED = FormAnswer(action="cancel")
 
 
-def answer_for(customer: Customer, key: str) -> FormAnswer:
-    """How the customer answers the question `key` (tool:name)."""
-    return customer.forms.get(key, UNSCRIPTED)
+def answer_for(customer: Customer, key: str | None, fields: set[str]) -> FormAnswer:
+    """How the customer answers a question, by its key or, without one, by the fields of its form."""
+    if key:
+        return customer.forms.get(key, UNSCRIPTED)
+    for answer in customer.forms.values():
+        if answer.content and set(answer.content) == fields:
+            return answer
+    for named, answer in customer.forms.items():
+        if named.rpartition(":")[2] in fields:
+            return answer
+    return UNSCRIPTED
 
 
-class ScriptedCustomer:
-    """A FormAnswerer (aftersales.mcp.forms) that answers from the task and records each round in the trace."""
-
-    def __init__(self, customer: Customer) -> None:
-        self.customer = customer
-
-    def answer(self, key: str, message: str, schema: Mapping[str, Any]) -> tuple[str, dict[str, Any] | None]:
-        """The scripted answer, recorded as a round answered by the scripted customer."""
-        given = answer_for(self.customer, key)
-        rounds = current_rounds.get()
-        if rounds is not None:
-            rounds.append(
-                {
-                    "questions": {key: {"message": message, "schema": dict(schema)}},
-                    "answers": {key: given.model_dump(exclude_none=True)},
-                    "answered_by": "scripted_customer",
-                }
-            )
-        return given.action, dict(given.content) if given.content is not None else None
+def answer_question(customer: Customer, question: Mapping[str, Any]) -> dict[str, Any]:
+    """The answer to a question as the worlds tracer hands it over ({key, message, requested_schema})."""
+    fields = set((question.get("requested_schema") or {}).get("properties", {}))
+    given = answer_for(customer, question.get("key"), fields)
+    return {"action": given.action, "content": dict(given.content) if given.content is not None else None}
 
 
-Callback = Callable[[Any, ElicitRequestFormParams], Any]
+Callback = ElicitationFnT
 
 
-def elicitation_callback(customer: Customer, seen: list[str] | None = None) -> Callback:
-    """An MCP SDK elicitation callback that answers as the customer would.
+def elicitation_callback(customer: Customer) -> Callback:
+    """An MCP SDK elicitation callback that answers as the customer would (the client answers, not the world)."""
 
-    A 2025-11-25 `elicitation/create` carries no question key, so the form is recognised by its fields: the key
-    whose scripted content has exactly the fields the form asks for; a form with no such key is cancelled.
-    """
-
-    async def callback(_context: Any, params: ElicitRequestFormParams) -> ElicitResult:
+    async def callback(context: ClientRequestContext, params: ElicitRequestParams) -> ElicitResult | ErrorData:
+        if not isinstance(params, ElicitRequestFormParams):
+            return ElicitResult(action="cancel")  # a URL form is never part of a task's script
         fields = set((params.requested_schema or {}).get("properties", {}))
-        given = next(
-            (answer for answer in customer.forms.values() if answer.content and set(answer.content) == fields),
-            _by_field_name(customer, fields),
-        )
-        if seen is not None:
-            seen.append(params.message)
+        given = answer_for(customer, None, fields)
         return ElicitResult(action=given.action, content=dict(given.content) if given.content else None)
 
     return callback
-
-
-def _by_field_name(customer: Customer, fields: set[str]) -> FormAnswer:
-    """A decline or cancel scripted for the question named like the form's one field (…:refund_method, …:confirm)."""
-    for key, answer in customer.forms.items():
-        if key.rpartition(":")[2] in fields:
-            return answer
-    return UNSCRIPTED

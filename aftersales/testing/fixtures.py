@@ -11,7 +11,7 @@ import anyio
 
 from aftersales.durations import parse_duration
 from aftersales.testing.brief import Brief, brief_for
-from aftersales.testing.customer import Callback, ScriptedCustomer, elicitation_callback
+from aftersales.testing.customer import Callback, elicitation_callback
 from aftersales.testing.host import Host, TrialWorld
 from aftersales.testing.loader import load, load_file
 from aftersales.testing.matching import outcome_problems
@@ -50,11 +50,11 @@ class TestWorld:
 
     def trace(self) -> list[dict[str, Any]]:
         """Every tools/call so far (format aftersales-trace/1)."""
-        return list(self._opened.trial.trace)
+        return self._host.trace(self._opened)
 
     def advance(self, by: str | timedelta) -> None:
         """Move the world's clock forward: "40m", "2d", or a timedelta."""
-        self._host.advance(self._opened, parse_duration(by))
+        self._host.advance_world(self.id, parse_duration(by))
 
     def expect(self, outcome: Expected | dict[str, Any], calls: CallRules | dict[str, Any] | None = None) -> None:
         """Fail the test, showing the problems and the diff, unless the world matches `outcome` and `calls` hold."""
@@ -69,7 +69,7 @@ class TestWorld:
     def answer_forms_as(self, customer: Customer | dict[str, Any]) -> None:
         """From now on the world answers its own forms as this customer would (recorded as the scripted customer)."""
         chosen = customer if isinstance(customer, Customer) else Customer.model_validate(customer)
-        self._opened.trial.answerer, self.customer = ScriptedCustomer(chosen), chosen
+        self._opened.trial.customer = self.customer = chosen
 
     def elicitation_callback(self) -> Callback:
         """An MCP SDK elicitation callback answering as the world's customer would (for an SDK-based agent)."""

@@ -9,6 +9,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
+from aftersales.testing.customer import elicitation_callback
 from aftersales.testing.tasks import Step, Task
 
 REFERENCE = re.compile(r"^\$\{([a-z_][a-z0-9_]*)\.([A-Za-z0-9_.]+)\}$")
@@ -53,7 +54,10 @@ async def replay(task: Task, url: str, token: str) -> list[StepResult]:
     headers = {"Authorization": f"Bearer {token}"}
     async with (
         httpx2.AsyncClient(headers=headers, timeout=30) as http,
-        Client(streamable_http_client(url, http_client=http)) as client,
+        # A client that can show forms: the world answers them as the customer (or, left to the client, this does).
+        Client(
+            streamable_http_client(url, http_client=http), elicitation_callback=elicitation_callback(task.customer)
+        ) as client,
     ):
         for step in task.reference:
             arguments = resolve(step.arguments, saved)

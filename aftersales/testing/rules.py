@@ -12,8 +12,8 @@ INVALID_PARAMS = "jsonrpc_-32602"
 
 
 def calls(trace: Sequence[Entry]) -> list[Entry]:
-    """The calls an agent made: resumed rounds are the same call, not new ones."""
-    return [entry for entry in trace if not entry.get("resumed")]
+    """The calls an agent made: a retry answering an input_required round is the same call, not a new one."""
+    return [entry for entry in trace if entry.get("resumes") is None]
 
 
 def rule_problems(rules: CallRules, trace: Sequence[Entry]) -> list[str]:
@@ -90,4 +90,5 @@ def _keys_per_ticket(creates: list[Entry]) -> list[str]:
 
 
 def _first_line(entry: Entry) -> str:
-    return str(entry.get("error") or "").splitlines()[0][:160] if entry.get("error") else "no message"
+    message = str((entry.get("error") or {}).get("message") or "")
+    return message.splitlines()[0][:160] if message else "no message"

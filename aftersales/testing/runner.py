@@ -81,9 +81,10 @@ def run_trial(host: Host, agent: Agent, task: Task, number: int, out: Path) -> T
     duration = time.perf_counter() - started
     try:
         answer = stdout.decode("utf-8", "replace")[-ANSWER_CHARS:]
-        scored = score(task, host.diff(trial), trial.trial.trace, answer, agent.score_mentions)
+        trace = host.trace(trial)
+        scored = score(task, host.diff(trial), trace, answer, agent.score_mentions)
         trajectory = Path("trajectories") / f"{name}.jsonl"
-        lines = [json.dumps(entry, ensure_ascii=False, sort_keys=True) for entry in trial.trial.trace]
+        lines = [json.dumps(entry, ensure_ascii=False, sort_keys=True) for entry in trace]
         (out / trajectory).write_text("".join(line + "\n" for line in lines), encoding="utf-8")
     finally:
         host.close_trial(trial)

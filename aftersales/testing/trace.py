@@ -1,50 +1,71 @@
-"""The trace of an episode (format aftersales-trace/1): one entry per tools/call, with its rounds of questions.
+"""The shape of a trajectory line: one entry of a world's trace (format aftersales-trace/1, written by worlds).
 
-A trajectory file is these entries as JSON lines. `TraceEntry` is the documented shape; trajectory.schema.json is
-generated from it.
+The worlds tracer (aftersales.worlds.trace) writes the entries; `aftersales eval` adds `fault` where the task
+dropped a call's answer. trajectory.schema.json is generated from `TraceEntry`, and the tests validate real
+trajectories against it, so a change of the trace format shows up here.
 """
 
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-FORMAT = "aftersales-trace/1"
-Outcome = Literal["ok", "tool_error", "protocol_error", "input_required"]
 
-
-class Round(BaseModel):
-    """Questions the server asked during a call, and the answers it got."""
+class Closed(BaseModel):
+    """Trace parts admit no other keys."""
 
     model_config = ConfigDict(extra="forbid")
 
-    questions: dict[str, Any] = Field(description="By question key: {message, schema} as the person saw it.")
-    answers: dict[str, Any] = Field(description="By question key: {action, content}.")
-    answered_by: Literal["client", "scripted_customer"] = Field(
-        description="client: the agent's MCP client answered (an elicitation callback, a person); scripted_customer: "
-        "the world answered from the task's customer script."
+
+class Question(Closed):
+    """A form the server asked for: its key (none on 2025-11-25), the message and the schema."""
+
+    key: str | None
+    method: str | None
+    message: str | None
+    requested_schema: dict[str, Any] | None
+
+
+class Answer(Closed):
+    """What came back for a question: accept with content, decline or cancel."""
+
+    key: str | None
+    action: str | None
+    content: dict[str, Any] | None
+
+
+class Round(Closed):
+    """Questions asked during a call and their answers (none yet when a later call answers them)."""
+
+    via: Literal["input_required", "elicitation/create"]
+    questions: list[Question]
+    answers: list[Answer] | None
+    answered_by: Literal["client", "script"] | None = Field(
+        description="client: the agent's MCP client answered; script: the world answered from the task's customer."
     )
 
 
-class TraceEntry(BaseModel):
+class TraceEntry(Closed):
     """One tools/call as the world saw it."""
 
-    model_config = ConfigDict(extra="forbid")
-
-    format: Literal["aftersales-trace/1"] = "aftersales-trace/1"
-    seq: int = Field(ge=1, description="Arrival order in the world.")
-    world_time: str = Field(description="The world's clock when the call arrived, ISO 8601 UTC.")
-    wall_time: str = Field(description="The wall clock when the call arrived, ISO 8601 UTC.")
+    format: Literal["aftersales-trace/1"]
+    seq: int = Field(ge=1, description="Order in the world's trace.")
+    world: str
+    started_at: str = Field(description="The world's clock when the call arrived.")
+    wall_started_at: str
     caller: str
+    protocol: str | None
+    request_id: str | int | None
     tool: str
-    protocol: str | None = Field(description="The MCP protocol revision of the request.")
-    arguments: dict[str, Any]
-    resumed: bool = Field(description="A retry carrying answers to an input_required round (not a new call).")
-    outcome: Outcome
-    error_kind: str | None = Field(description="tool_error: the server's error kind; protocol_error: jsonrpc_<code>.")
-    rounds: list[Round] = Field(default_factory=list)
-    result: dict[str, Any] | None = Field(description="The structured result, when there is one.")
-    error: str | None = Field(description="The error text a failed call returned.")
+    arguments: Any
+    outcome: Literal["ok", "tool_error", "protocol_error", "input_required"]
+    error_kind: str | None
+    replayed: bool
+    result: Any = Field(description="The structured result of a call that succeeded.")
+    error: dict[str, Any] | None = Field(description="{kind, message} of a tool error, {code, message} otherwise.")
+    input_requests: list[Question] | None
+    resumes: int | None = Field(description="The seq of the call whose questions this retry answers.")
+    rounds: list[Round]
     latency_ms: float
     fault: Literal["response_lost"] | None = Field(
-        default=None, description="response_lost: the call took effect but the task dropped its answer (a timeout)."
+        default=None, description="The call took effect but the task dropped its answer (a simulated timeout)."
     )

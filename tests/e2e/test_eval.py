@@ -75,25 +75,20 @@ def test_a_trajectory_holds_every_call_with_its_result_and_the_form_answers(tmp_
         validator.validate(entry)
     assert [(e["tool"], e["outcome"], e.get("fault")) for e in trace] == [
         ("after_sales_estimate_refund", "ok", None),
-        ("after_sales_create_ticket", "ok", "response_lost"),
+        ("after_sales_create_ticket", "protocol_error", "response_lost"),  # it took effect; the agent saw an error
         ("after_sales_create_ticket", "ok", None),
     ]
     first, retry = trace[1], trace[2]
-    assert first["result"]["outcome"] == "created" and retry["result"]["outcome"] == "replayed"
-    assert first["rounds"] == [
+    assert first["arguments"]["idempotency_key"] == retry["arguments"]["idempotency_key"]
+    assert retry["result"]["outcome"] == "replayed" and retry["replayed"]
+    (asked,) = first["rounds"]
+    assert asked["answered_by"] == "script" and asked["via"] == "input_required"
+    assert [question["key"] for question in asked["questions"]] == ["after_sales_create_ticket:refund_method"]
+    assert asked["answers"] == [
         {
-            "questions": {
-                "after_sales_create_ticket:refund_method": first["rounds"][0]["questions"][
-                    "after_sales_create_ticket:refund_method"
-                ]
-            },
-            "answers": {
-                "after_sales_create_ticket:refund_method": {
-                    "action": "accept",
-                    "content": {"refund_method": "store_credit"},
-                }
-            },
-            "answered_by": "scripted_customer",
+            "key": "after_sales_create_ticket:refund_method",
+            "action": "accept",
+            "content": {"refund_method": "store_credit"},
         }
     ]
     assert trace[0]["result"]["quote_id"] == first["arguments"]["quote_id"]
@@ -163,8 +158,12 @@ def test_with_forms_left_to_the_client_the_agent_answers_the_round_itself(tmp_pa
     assert code == 0, failed(report)
     lines = (tmp_path / "trajectories" / "refund-laptop-vip-review.1.jsonl").read_text(encoding="utf-8")
     creates = [json.loads(line) for line in lines.splitlines() if "create_ticket" in line]
-    assert [(entry["outcome"], entry["resumed"]) for entry in creates] == [("input_required", False), ("ok", True)]
+    assert [(entry["outcome"], entry["resumes"]) for entry in creates] == [
+        ("input_required", None),
+        ("ok", creates[0]["seq"]),
+    ]
     answered = creates[1]["rounds"][0]
+    keys = {"after_sales_create_ticket:refund_method", "after_sales_create_ticket:confirm"}
     assert answered["answered_by"] == "client"
-    assert set(answered["answers"]) == {"after_sales_create_ticket:refund_method", "after_sales_create_ticket:confirm"}
-    assert set(answered["questions"]) == set(answered["answers"])
+    assert {answer["key"] for answer in answered["answers"]} == keys
+    assert {question["key"] for question in answered["questions"]} == keys

@@ -1,9 +1,9 @@
-"""The task's customer answers forms: server-side with each round recorded, or as an SDK elicitation callback."""
+"""The task's customer answers forms: for the world by question key or form fields, or as an SDK callback."""
 
 import anyio
 from mcp_types import ElicitRequestFormParams
 
-from aftersales.testing.customer import ScriptedCustomer, current_rounds, elicitation_callback
+from aftersales.testing.customer import answer_question, elicitation_callback
 from aftersales.testing.tasks import Customer
 
 CUSTOMER = Customer.model_validate(
@@ -24,30 +24,27 @@ CUSTOMER = Customer.model_validate(
 METHOD_SCHEMA = {"type": "object", "properties": {"refund_method": {"type": "string"}}}
 
 
-def test_the_scripted_customer_answers_by_question_key_and_records_the_round():
-    rounds: list[dict[str, object]] = []
-    token = current_rounds.set(rounds)
-    try:
-        answer = ScriptedCustomer(CUSTOMER).answer("after_sales_create_ticket:refund_method", "Where?", METHOD_SCHEMA)
-    finally:
-        current_rounds.reset(token)
-    assert answer == ("accept", {"refund_method": "store_credit"})
-    assert rounds == [
-        {
-            "questions": {"after_sales_create_ticket:refund_method": {"message": "Where?", "schema": METHOD_SCHEMA}},
-            "answers": {
-                "after_sales_create_ticket:refund_method": {
-                    "action": "accept",
-                    "content": {"refund_method": "store_credit"},
-                }
-            },
-            "answered_by": "scripted_customer",
-        }
-    ]
+def test_the_world_answers_a_question_by_its_key():
+    question = {
+        "key": "after_sales_create_ticket:refund_method",
+        "message": "Where?",
+        "requested_schema": METHOD_SCHEMA,
+    }
+    assert answer_question(CUSTOMER, question) == {"action": "accept", "content": {"refund_method": "store_credit"}}
+
+
+def test_without_a_key_the_question_is_recognised_by_its_form_fields():
+    legacy = {"key": None, "message": "Sure?", "requested_schema": {"properties": {"confirm": {"type": "boolean"}}}}
+    assert answer_question(CUSTOMER, legacy) == {"action": "decline", "content": None}
+    assert answer_question(CUSTOMER, {"key": None, "requested_schema": METHOD_SCHEMA})["action"] == "accept"
 
 
 def test_a_question_the_task_did_not_script_is_cancelled():
-    assert ScriptedCustomer(CUSTOMER).answer("after_sales_cancel_ticket:confirm", "Sure?", {}) == ("cancel", None)
+    assert answer_question(CUSTOMER, {"key": "after_sales_cancel_ticket:confirm"}) == {
+        "action": "cancel",
+        "content": None,
+    }
+    assert answer_question(CUSTOMER, {"key": None, "requested_schema": {"properties": {"x": {}}}})["action"] == "cancel"
 
 
 def test_the_sdk_callback_recognises_a_form_by_its_fields():
@@ -55,7 +52,7 @@ def test_the_sdk_callback_recognises_a_form_by_its_fields():
 
     async def ask(fields: dict[str, object]) -> object:
         params = ElicitRequestFormParams(message="?", requested_schema={"type": "object", "properties": fields})
-        return await callback(None, params)
+        return await callback(None, params)  # type: ignore[arg-type]  # the context is not read
 
     method = anyio.run(ask, {"refund_method": {"type": "string"}})
     confirm = anyio.run(ask, {"confirm": {"type": "boolean"}})

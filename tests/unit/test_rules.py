@@ -42,7 +42,7 @@ def test_must_call_names_the_missing_tool_and_the_arguments_it_wanted():
 
 
 def test_must_not_call_and_the_limits_count_calls_not_resumed_rounds():
-    trace = [create(1, outcome="input_required"), {**create(2), "resumed": True}, entry(3, ESTIMATE)]
+    trace = [create(1, outcome="input_required"), {**create(2), "resumes": 1}, entry(3, ESTIMATE)]
     assert rule_problems(rules(max_calls=2, max_calls_per_tool={CREATE: 1}), trace) == []
     assert rule_problems(rules(must_not_call=[ESTIMATE], max_calls=1), trace) == [
         f"called {ESTIMATE}, which the task forbids",
@@ -51,7 +51,8 @@ def test_must_not_call_and_the_limits_count_calls_not_resumed_rounds():
 
 
 def test_a_call_refused_for_its_arguments_breaks_the_rule_unless_the_task_allows_it():
-    refused = entry(1, ESTIMATE, "tool_error", error_kind="invalid_arguments", error="line_no must be 1..999\nmore")
+    error = {"kind": "invalid_arguments", "message": "line_no must be 1..999\nmore"}
+    refused = entry(1, ESTIMATE, "tool_error", error_kind="invalid_arguments", error=error)
     assert rule_problems(rules(), [refused]) == [
         f"call #1 ({ESTIMATE}) was refused for its arguments: line_no must be 1..999"
     ]

@@ -48,7 +48,7 @@ def test_a_trial_names_each_failed_part_and_reports_mentions_without_scoring_the
 
 
 def test_mentions_fail_a_trial_only_when_asked_to():
-    trace = [{"seq": 1, "tool": "after_sales_query_ticket", "outcome": "ok", "arguments": {}, "resumed": False}]
+    trace = [{"seq": 1, "tool": "after_sales_query_ticket", "outcome": "ok", "arguments": {}, "resumes": None}]
     assert score(a_task(), EMPTY, trace, answer="nothing").passed
     assert score(a_task(), EMPTY, trace, answer="nothing", score_mentions=True).failed_parts == ["mentions"]
     assert score(a_task(), EMPTY, trace, answer="ticket t-2026-0325 is open", score_mentions=True).passed

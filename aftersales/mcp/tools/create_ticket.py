@@ -28,7 +28,7 @@ from aftersales.mcp.fields import (
     Quantity,
     Reason,
 )
-from aftersales.mcp.forms import ConfirmForm, RefundMethodForm, can_elicit, outcome, question
+from aftersales.mcp.forms import ConfirmForm, RefundMethodForm, can_elicit, question
 from aftersales.services import creation
 from aftersales.services.creation import Assessment, CreationPolicy, Decisions
 from aftersales.services.views import CreateResult
@@ -171,7 +171,6 @@ def register(server: MCPServer, app: App) -> None:
         if checked.replay is not None:
             return checked.replay
         decisions = Decisions(method=checked.method)
-        method_answer, confirm_answer = outcome(method_answer), outcome(confirm_answer)
         if checked.needs_method:
             if not isinstance(method_answer, AcceptedElicitation):
                 return creation.not_created(REFUSED_METHOD[method_answer.action])
