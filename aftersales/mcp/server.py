@@ -20,7 +20,8 @@ after_sales_estimate_refund for that order line first and tell them the amount a
 agree, call after_sales_create_ticket with the quote_id and one idempotency_key for this intended ticket, reusing the \
 key on every retry. For an exchange or a repair, call after_sales_create_ticket directly. The server may ask the \
 person for the refund method or a confirmation mid-call; let it, rather than guessing. Finally tell the customer the \
-ticket number and the next step.
+ticket number and the next step. When a customer withdraws a ticket still in review or awaiting the return \
+parcel, call after_sales_cancel_ticket with their words as the reason.
 
 Amounts are integer minor units (fen for CNY) with a display string; times are UTC. Errors say what was wrong, \
 the rule, and what to do next: follow them instead of retrying unchanged."""
