@@ -8,7 +8,8 @@ from aftersales.domain.arithmetic import Number
 QUERY_TICKET = "after_sales_query_ticket"
 ESTIMATE_REFUND = "after_sales_estimate_refund"
 CREATE_TICKET = "after_sales_create_ticket"
-TOOL_NAMES = (QUERY_TICKET, ESTIMATE_REFUND, CREATE_TICKET)  # in the order tools/list shows them
+CANCEL_TICKET = "after_sales_cancel_ticket"
+TOOL_NAMES = (QUERY_TICKET, ESTIMATE_REFUND, CREATE_TICKET, CANCEL_TICKET)  # in the order tools/list shows them
 UNKNOWN = "unknown"  # what the audit and the metrics say for any name or value outside their fixed sets
 
 OUTCOMES = ("ok", "tool_error", "protocol_error", "input_required")

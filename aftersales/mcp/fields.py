@@ -103,16 +103,39 @@ Description = Annotated[
         examples=["The screen flickers and goes black after ten minutes."],
     ),
 ]
+CancelReason = Annotated[
+    str,
+    Field(
+        min_length=5,
+        max_length=500,
+        description="Why the customer withdraws the ticket, in their own words, 5 to 500 characters; the ticket's "
+        "timeline keeps them.",
+        examples=["I found the same headphones cheaper and will keep the ones I have."],
+    ),
+]
+IDEMPOTENCY_KEY_PATTERN = r"^[A-Za-z0-9_-]{8,64}$"
 IdempotencyKey = Annotated[
     str,
     Field(
-        pattern=r"^[A-Za-z0-9_-]{8,64}$",
+        pattern=IDEMPOTENCY_KEY_PATTERN,
         description=(
             "Make one per intended ticket, for example a UUID, and send exactly the same value on every retry of "
             "that request (8 to 64 characters of letters, digits, _ and -). A retry with the same key never creates "
             "a second ticket."
         ),
         examples=["7d0c5a52-2f7e-4a53-9a43-1b2f0e7c9d11"],
+    ),
+]
+CancelKey = Annotated[
+    str,
+    Field(
+        pattern=IDEMPOTENCY_KEY_PATTERN,
+        description=(
+            "Make one per intended cancellation, for example a UUID, and send exactly the same value on every retry "
+            "of that request (8 to 64 characters of letters, digits, _ and -). A retry with the same key never "
+            "cancels twice."
+        ),
+        examples=["c4f1e9a0-5b2d-4c8e-9f3a-7e6d5c4b3a21"],
     ),
 ]
 OptionalRefundMethod = optional_field(

@@ -99,3 +99,19 @@ class CreateResult(BaseModel):
     )
     reason: str | None = Field(default=None, description="Why no ticket was created (not_created only).")
     next_step: str = Field(description="What to tell the customer or do next, in plain words.")
+
+
+class CancelResult(BaseModel):
+    """The outcome of after_sales_cancel_ticket."""
+
+    outcome: Literal["cancelled", "replayed", "not_cancelled"] = Field(
+        description="cancelled: the ticket is now closed as cancelled; replayed: this idempotency_key already "
+        "cancelled it (nothing new); not_cancelled: the customer declined or cancelled the confirmation, nothing "
+        "changed."
+    )
+    ticket: TicketView = Field(
+        description="The ticket exactly as after_sales_query_ticket shows it: cancelled, or unchanged when "
+        "not_cancelled."
+    )
+    reason: str | None = Field(default=None, description="Why nothing was cancelled (not_cancelled only).")
+    next_step: str = Field(description="What to tell the customer or do next, in plain words.")

@@ -4,7 +4,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from sqlalchemy import column, func, select, table
+from sqlalchemy import column, func, select, table, update
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
@@ -135,8 +135,26 @@ class TicketRepository:
             )
         )
         self.session.flush()  # the ticket row must exist before its events reference it
+        self.record(ticket.id, events)
+
+    def move(self, ticket_id: str, current: TicketStatus, new: TicketStatus, at: datetime) -> bool:
+        """Change a ticket's status only while it still is `current` (compare and set); say whether it changed.
+
+        A concurrent change of the same ticket makes this wait on the row, then find it moved and change nothing.
+        """
+        statement = (
+            update(Ticket)
+            .where(Ticket.id == ticket_id, Ticket.status == current.value)
+            .values(status=new.value, updated_at=at)
+            .returning(Ticket.id)
+        )
+        changed = self.session.execute(statement, execution_options={"synchronize_session": False})
+        return changed.first() is not None
+
+    def record(self, ticket_id: str, events: list[TimelineEntry]) -> None:
+        """Add events to a ticket's timeline."""
         self.session.add_all(
-            TicketEvent(ticket_id=ticket.id, occurred_at=e.occurred_at, type=e.type, actor=e.actor, note=e.note)
+            TicketEvent(ticket_id=ticket_id, occurred_at=e.occurred_at, type=e.type, actor=e.actor, note=e.note)
             for e in events
         )
         self.session.flush()

@@ -137,9 +137,19 @@ class FakeTickets:
                 "updated_at": ticket.created_at,
             }
         )
+        self.record(ticket.id, events)
+
+    def move(self, ticket_id: str, current: TicketStatus, new: TicketStatus, at: datetime) -> bool:
+        ticket = next((t for t in self.rows["tickets"] if t["id"] == ticket_id), None)
+        if ticket is None or ticket["status"] != current.value:
+            return False
+        ticket.update(status=new.value, updated_at=at)
+        return True
+
+    def record(self, ticket_id: str, events: list[TimelineEntry]) -> None:
         top = max((e["id"] for e in self.rows["ticket_events"]), default=0)
         self.rows["ticket_events"].extend(
-            {"id": top + n, "ticket_id": ticket.id, **vars(e)} for n, e in enumerate(events, start=1)
+            {"id": top + n, "ticket_id": ticket_id, **vars(e)} for n, e in enumerate(events, start=1)
         )
 
 

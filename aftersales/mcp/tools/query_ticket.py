@@ -21,7 +21,8 @@ next and by when, and what has happened so far. Also use it right after after_sa
 customer the new ticket, or when that tool reports that an open ticket already exists for the same order line.
 
 Do not use it to find tickets by order number or customer, and do not use it to open a ticket or estimate a \
-refund: use after_sales_estimate_refund and after_sales_create_ticket for those.
+refund: use after_sales_estimate_refund and after_sales_create_ticket for those. Before \
+after_sales_cancel_ticket, use it to check that the ticket is still in a stage that can be cancelled.
 
 Read-only: it changes nothing and creates no state, so it is safe to call as often as needed.
 
