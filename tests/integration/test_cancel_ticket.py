@@ -13,7 +13,8 @@ from aftersales.services.cancellation import preflight
 from aftersales.services.quotes import estimate_refund
 from aftersales.storage.models import Ticket, TicketEvent
 from tests.support.cancellation import WORDS, cancel, cancel_request
-from tests.support.creation import ALICE, BOB, POLICY, create, ticket_request
+from tests.support.clients import ALICE, BOB
+from tests.support.creation import POLICY, create, ticket_request
 from tests.support.database import row_counts
 from tests.support.threads import run_concurrently
 

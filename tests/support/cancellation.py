@@ -11,7 +11,8 @@ from aftersales.domain.callers import Caller
 from aftersales.domain.cancellation import CancelRequest
 from aftersales.services.cancellation import Confirmation, cancel_ticket
 from aftersales.services.views import CancelResult
-from tests.support.creation import ALICE, POLICY
+from tests.support.clients import ALICE
+from tests.support.creation import POLICY
 
 WORDS = "I found it cheaper elsewhere and will keep the one I have."
 _keys = itertools.count()

@@ -15,7 +15,8 @@ from aftersales.services.creation import create_ticket
 from aftersales.services.quotes import estimate_refund
 from aftersales.services.tickets import query_ticket
 from tests.support.cancellation import WORDS, cancel_request
-from tests.support.creation import ALICE, BOB, CONFIRMED, POLICY, ticket_request
+from tests.support.clients import ALICE, BOB
+from tests.support.creation import CONFIRMED, POLICY, ticket_request
 from tests.support.fakes import FakeDatabase, FakeUnitOfWork
 
 
