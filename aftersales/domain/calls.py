@@ -8,6 +8,9 @@ from aftersales.domain.arithmetic import Number
 QUERY_TICKET = "after_sales_query_ticket"
 ESTIMATE_REFUND = "after_sales_estimate_refund"
 CREATE_TICKET = "after_sales_create_ticket"
+FIND_ORDERS = "after_sales_find_orders"
+GET_ORDER = "after_sales_get_order"
+LIST_TICKETS = "after_sales_list_tickets"
 TOOL_NAMES = (QUERY_TICKET, ESTIMATE_REFUND, CREATE_TICKET)  # in the order tools/list shows them
 UNKNOWN = "unknown"  # what the audit and the metrics say for any name or value outside their fixed sets
 
