@@ -11,7 +11,14 @@ CREATE_TICKET = "after_sales_create_ticket"
 FIND_ORDERS = "after_sales_find_orders"
 GET_ORDER = "after_sales_get_order"
 LIST_TICKETS = "after_sales_list_tickets"
-TOOL_NAMES = (QUERY_TICKET, ESTIMATE_REFUND, CREATE_TICKET)  # in the order tools/list shows them
+TOOL_NAMES = (  # in the order tools/list shows them
+    QUERY_TICKET,
+    ESTIMATE_REFUND,
+    CREATE_TICKET,
+    FIND_ORDERS,
+    GET_ORDER,
+    LIST_TICKETS,
+)
 UNKNOWN = "unknown"  # what the audit and the metrics say for any name or value outside their fixed sets
 
 OUTCOMES = ("ok", "tool_error", "protocol_error", "input_required")

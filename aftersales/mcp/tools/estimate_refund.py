@@ -38,7 +38,8 @@ It only estimates: it creates no ticket and moves no money. It stores the estima
 {held}, belong to the caller who asked (nobody else can use them), and their quote_id is passed to \
 after_sales_create_ticket to lock the amount. When a quote expires, call this tool again for a fresh one.
 
-Usual sequence: after_sales_estimate_refund -> tell the customer -> after_sales_create_ticket with quote_id."""
+Usual sequence: after_sales_get_order (which line, and whether a refund is possible) -> after_sales_estimate_refund \
+-> tell the customer -> after_sales_create_ticket with quote_id."""
 
 
 def register(server: MCPServer, app: App) -> None:
