@@ -20,8 +20,8 @@ Use it when the customer asks about an existing ticket: its stage, the refund am
 next and by when, and what has happened so far. Also use it right after after_sales_create_ticket to show the \
 customer the new ticket, or when that tool reports that an open ticket already exists for the same order line.
 
-Do not use it to find tickets by order number or customer (after_sales_list_tickets does that), and do not use it to open a ticket or estimate a \
-refund: use after_sales_estimate_refund and after_sales_create_ticket for those.
+Do not use it to find tickets by order number or customer (after_sales_list_tickets does that), and do not use \
+it to open a ticket or estimate a refund: use after_sales_estimate_refund and after_sales_create_ticket for those.
 
 Read-only: it changes nothing and creates no state, so it is safe to call as often as needed.
 
