@@ -35,7 +35,7 @@ class Position:
 
 @dataclass(frozen=True)
 class Listing:
-    """What a cursor belongs to: one tool's list (`name`) of one scope ("email:ann@example.com", say)."""
+    """What a cursor belongs to: one tool's list (`tool`) of one scope ("email:ann@example.com", say)."""
 
     tool: str
     scope: str
