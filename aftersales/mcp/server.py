@@ -15,7 +15,10 @@ INSTRUCTIONS = """\
 After-sales tools for an online shop: refunds, returns, exchanges and repairs of delivered order lines.
 
 Usual flow: when a customer asks about an existing ticket, call after_sales_query_ticket with the ticket number \
-and tell them the stage and the next step with its date. When they want money back for a delivered item, call \
+and tell them the stage and the next step with its date. Without a number, find their orders by the email or \
+phone on their account (after_sales_find_orders) or list their tickets (after_sales_list_tickets), and call \
+after_sales_get_order to see which kinds of ticket each line allows now. \
+When they want money back for a delivered item, call \
 after_sales_estimate_refund for that order line first and tell them the amount and the policy behind it. When they \
 agree, call after_sales_create_ticket with the quote_id and one idempotency_key for this intended ticket, reusing the \
 key on every retry. For an exchange or a repair, call after_sales_create_ticket directly. The server may ask the \

@@ -18,6 +18,9 @@ ORDER = [
     "after_sales_query_ticket",
     "after_sales_estimate_refund",
     "after_sales_create_ticket",
+    "after_sales_find_orders",
+    "after_sales_get_order",
+    "after_sales_list_tickets",
     "after_sales_cancel_ticket",
 ]
 

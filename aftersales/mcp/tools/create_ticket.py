@@ -75,8 +75,8 @@ confirmation when the refund is above {confirm}. If they decline or cancel, the 
 client cannot show forms, ask the customer for the refund method and pass refund_method, and confirm refunds above \
 {confirm} with them before calling: the ticket's timeline records that the confirmation was left to you.
 
-Usual sequence: after_sales_estimate_refund -> tell the customer -> after_sales_create_ticket -> tell them the \
-ticket number and next step."""
+Usual sequence: after_sales_get_order (which line, which kinds it allows) -> after_sales_estimate_refund -> tell \
+the customer -> after_sales_create_ticket -> tell them the ticket number and next step."""
 
 
 def register(server: MCPServer, app: App) -> None:
