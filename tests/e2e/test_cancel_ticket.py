@@ -128,6 +128,6 @@ async def test_a_cancelled_ticket_frees_the_line_for_a_new_estimate_and_ticket(s
             "after_sales_create_ticket",
             ticket | {"quote_id": freed.structured_content["quote_id"], "idempotency_key": "again-0001"},
         )
-    assert held.is_error and "0 unit(s)" in held.content[0].text
+    assert held.is_error and f"already has an open ticket, {opened['ticket_id']}" in held.content[0].text
     assert not freed.is_error and again.structured_content["outcome"] == "created"
     assert again.structured_content["ticket"]["ticket_id"] != opened["ticket_id"]
