@@ -8,7 +8,19 @@ from aftersales.domain.arithmetic import Number
 QUERY_TICKET = "after_sales_query_ticket"
 ESTIMATE_REFUND = "after_sales_estimate_refund"
 CREATE_TICKET = "after_sales_create_ticket"
-TOOL_NAMES = (QUERY_TICKET, ESTIMATE_REFUND, CREATE_TICKET)  # in the order tools/list shows them
+CANCEL_TICKET = "after_sales_cancel_ticket"
+FIND_ORDERS = "after_sales_find_orders"
+GET_ORDER = "after_sales_get_order"
+LIST_TICKETS = "after_sales_list_tickets"
+TOOL_NAMES = (  # in the order tools/list shows them
+    QUERY_TICKET,
+    ESTIMATE_REFUND,
+    CREATE_TICKET,
+    FIND_ORDERS,
+    GET_ORDER,
+    LIST_TICKETS,
+    CANCEL_TICKET,
+)
 UNKNOWN = "unknown"  # what the audit and the metrics say for any name or value outside their fixed sets
 
 OUTCOMES = ("ok", "tool_error", "protocol_error", "input_required")

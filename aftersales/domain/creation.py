@@ -43,13 +43,15 @@ def differing_fields(stored: dict[str, Any], current: dict[str, Any]) -> list[st
     return sorted(name for name in stored.keys() | current.keys() if stored.get(name) != current.get(name))
 
 
-def idempotency_conflict(key: str, fields: list[str], stored: dict[str, Any], current: dict[str, Any]) -> RuleViolation:
-    """The error for a key reused with different arguments."""
+def idempotency_conflict(
+    key: str, fields: list[str], stored: dict[str, Any], current: dict[str, Any], intent: str = "ticket"
+) -> RuleViolation:
+    """The error for a key reused with different arguments (`intent`: what one key stands for)."""
     changes = "; ".join(f"{name}: first {stored.get(name)!r}, now {current.get(name)!r}" for name in fields)
     return RuleViolation(
         f'idempotency_key "{key}" was already used for a different request ({changes}).',
-        "One key stands for one intended ticket; a retry must send exactly the same arguments.",
-        "To retry the first request, send its original arguments. For a different ticket, make a new key "
+        f"One key stands for one intended {intent}; a retry must send exactly the same arguments.",
+        f"To retry the first request, send its original arguments. For a different {intent}, make a new key "
         "(for example a fresh UUID).",
     )
 

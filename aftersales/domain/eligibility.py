@@ -122,19 +122,21 @@ def check_quantity(line: LineContext, quantity: int) -> None:
     )
 
 
-def check_estimate(line: LineContext, quantity: int, now: datetime) -> None:
-    """Refuse, with the first rule it breaks, an estimate of returning `quantity` units of the line at `now`."""
-    check_delivered(line)
-    check_window(line, TicketKind.RETURN_AND_REFUND, now)
-    check_quantity(line, quantity)
-
-
 def check_ticket(line: LineContext, kind: TicketKind, quantity: int, now: datetime) -> None:
     """Refuse, with the first rule it breaks, a `kind` ticket for `quantity` units of the line at `now`."""
     check_delivered(line)
     check_window(line, kind, now)
     check_no_open_ticket(line.open_ticket_id, line.order_id, line.line_no)
     check_quantity(line, quantity)
+
+
+def check_estimate(line: LineContext, quantity: int, now: datetime) -> None:
+    """Refuse, with the first rule it breaks, an estimate of returning `quantity` units of the line at `now`.
+
+    An estimate is the first step of a refund ticket, so it checks exactly what opening one checks: a quote for a
+    line that cannot get a ticket now (an open one holds it, say) would only be refused later.
+    """
+    check_ticket(line, TicketKind.RETURN_AND_REFUND, quantity, now)
 
 
 def ticket_options(line: LineContext, now: datetime) -> dict[TicketKind, RuleViolation | None]:

@@ -1,6 +1,7 @@
 """Errors a model can act on; each knows its three-part message.
 
 AfterSalesError                  what was wrong, the rule, what to do next
+├── InvalidArguments             arguments each valid alone but wrong together, or an unusable cursor or phone
 ├── NotFound                     unknown (or someone else's) ticket, order, line, quote
 ├── HandleExpired                a quote past its time to live
 ├── RuleViolation                a business rule of the shop's policy
@@ -10,6 +11,8 @@ AfterSalesError                  what was wrong, the rule, what to do next
     └── RateLimited              the caller is over its rate limit
 
 Arguments that break a tool's input schema are not raised: the argument gate (mcp/arguments.py) answers them.
+InvalidArguments covers what no schema keyword states (exactly one of email, phone and customer_id, say), with the
+gate's error kind, so a harness counts both alike.
 """
 
 
@@ -22,6 +25,12 @@ class AfterSalesError(Exception):
     def __init__(self, what: str, rule: str, next_step: str) -> None:
         self.what, self.rule, self.next_step = what, rule, next_step
         super().__init__(f"{what} {rule} {next_step}")
+
+
+class InvalidArguments(AfterSalesError):
+    """Arguments the schema accepts that still cannot be used: the wrong combination, or a value no rule can read."""
+
+    kind = "invalid_arguments"
 
 
 class NotFound(AfterSalesError):

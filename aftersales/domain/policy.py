@@ -1,15 +1,15 @@
 """The shop's after-sales policy in one readable place: every window, fee, threshold and rule of thumb.
 
-The rules (eligibility, refunds, creation), storage (the categories table is seeded from here), seeding and the tool
-descriptions all read these values. `Thresholds` holds the defaults of the numbers settings may override
-(AFTERSALES_CONFIRM_ABOVE_MINOR, AFTERSALES_REVIEW_*).
+The rules (eligibility, refunds, creation, cancellation), storage (the categories table is seeded from here), seeding,
+the tool descriptions and the policy text agents read (domain/policy_text.py) all read these values. `Thresholds`
+holds the defaults of the numbers settings may override (AFTERSALES_CONFIRM_ABOVE_MINOR, AFTERSALES_REVIEW_*).
 """
 
 import calendar
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from aftersales.domain.enums import PaymentMethod, ReasonCode, RefundMethod, TicketKind, TicketStatus
+from aftersales.domain.enums import PaymentMethod, ReasonCode, RefundMethod, Stage, TicketKind, TicketStatus
 
 
 @dataclass(frozen=True)
@@ -92,6 +92,37 @@ def return_window_closes(delivered_at: datetime, return_window_days: int) -> dat
 def warranty_ends(delivered_at: datetime, warranty_months: int) -> datetime:
     """When free repairs stop: the product's warranty runs for whole months from delivery."""
     return add_months(delivered_at, warranty_months)
+
+
+@dataclass(frozen=True)
+class CancelRefusal:
+    """Why a ticket in some stage can no longer be cancelled, and what to do for the customer instead."""
+
+    why: str
+    instead: str
+
+
+# The stages a customer may still withdraw a ticket from (after_sales_cancel_ticket), with the reason it is harmless.
+CANCELLABLE: dict[Stage, str] = {
+    Stage.REVIEW: "nobody has acted on the request yet",
+    Stage.AWAITING_RETURN: "the item has not been sent back yet, so the customer simply keeps it",
+}
+# Every other stage, and why cancelling is impossible there.
+NOT_CANCELLABLE: dict[Stage, CancelRefusal] = {
+    Stage.REPAIR: CancelRefusal(
+        "the item is at the workshop and its repair has started",
+        "tell the customer when the repaired item ships back (after_sales_query_ticket gives the date)",
+    ),
+    Stage.REFUND: CancelRefusal(
+        "the refund is being paid out, and money on its way cannot be called back",
+        "tell the customer when the money arrives (after_sales_query_ticket gives the date)",
+    ),
+    Stage.CLOSED: CancelRefusal(
+        "the ticket is finished (completed, rejected or already cancelled), so nothing is left to withdraw",
+        "tell the customer how it ended (after_sales_query_ticket shows the timeline); for a new problem with the "
+        "item, start again with after_sales_estimate_refund or after_sales_create_ticket",
+    ),
+}
 
 
 # How long each open status normally takes before the next step happens.

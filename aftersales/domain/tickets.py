@@ -7,11 +7,17 @@ from aftersales.domain.enums import EventType, ReasonCode, RefundMethod, TicketK
 from aftersales.domain.refunds import Breakdown
 
 TICKET_NUMBER_PATTERN = r"^T-\d{4}-\d{4,}$"
+WORDS_IN_TIMELINE = 120  # characters of the customer's words a timeline note quotes
 
 
 def ticket_number(year: int, sequence: int) -> str:
     """The number of the `sequence`-th ticket opened in `year`: T-YYYY-NNNN (more digits past 9999)."""
     return f"T-{year}-{sequence:04d}"
+
+
+def customer_words(text: str) -> str:
+    """The customer's words as a timeline note quotes them: cut to WORDS_IN_TIMELINE characters."""
+    return text if len(text) <= WORDS_IN_TIMELINE else text[: WORDS_IN_TIMELINE - 3] + "..."
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,8 @@
 """Turn service outcomes into MCP results: domain errors become isError results, crashes -32603.
 
 Storage has already translated database failures into domain errors (an unreachable database is
-ServiceUnavailable), so everything a model can act on arrives here as an AfterSalesError.
+ServiceUnavailable), so everything a model can act on arrives here as an AfterSalesError. Resources and prompts have
+no isError result: there a domain error is a JSON-RPC error carrying the same three-part message.
 """
 
 import functools
@@ -11,7 +12,7 @@ from collections.abc import Callable
 from typing import Any, ParamSpec, TypeVar
 
 from mcp.shared.exceptions import MCPError
-from mcp_types import INTERNAL_ERROR, CallToolResult, TextContent
+from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, CallToolResult, TextContent
 
 from aftersales.domain.errors import AfterSalesError
 
@@ -26,6 +27,14 @@ def error_result(error: AfterSalesError) -> CallToolResult:
     if error.retryable:
         meta["aftersales/retryAfterSeconds"] = getattr(error, "retry_after", 1.0)
     return CallToolResult(content=[TextContent(type="text", text=str(error))], is_error=True, _meta=meta)
+
+
+def protocol_error(error: AfterSalesError) -> MCPError:
+    """A domain error as a JSON-RPC error: -32602 when the caller can fix it, -32603 when it should retry later."""
+    data: dict[str, Any] = {"aftersales/error": error.kind}
+    if error.retryable:
+        data["aftersales/retryAfterSeconds"] = getattr(error, "retry_after", 1.0)
+    return MCPError(INTERNAL_ERROR if error.retryable else INVALID_PARAMS, str(error), data=data)
 
 
 def internal_error(exc: BaseException) -> MCPError:

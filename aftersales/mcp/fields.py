@@ -9,6 +9,7 @@ from typing import Annotated, Any
 from pydantic import BeforeValidator, Field, TypeAdapter, WithJsonSchema
 
 from aftersales.domain.enums import ReasonCode, RefundMethod, TicketKind, values
+from aftersales.domain.paging import CURSOR_EXAMPLE, CURSOR_PATTERN, DEFAULT_LIMIT, MAX_LIMIT
 from aftersales.domain.tickets import TICKET_NUMBER_PATTERN
 
 TICKET_ID_PATTERN = TICKET_NUMBER_PATTERN  # what domain.tickets.ticket_number writes
@@ -103,16 +104,39 @@ Description = Annotated[
         examples=["The screen flickers and goes black after ten minutes."],
     ),
 ]
+CancelReason = Annotated[
+    str,
+    Field(
+        min_length=5,
+        max_length=500,
+        description="Why the customer withdraws the ticket, in their own words, 5 to 500 characters; the ticket's "
+        "timeline keeps them.",
+        examples=["I found the same headphones cheaper and will keep the ones I have."],
+    ),
+]
+IDEMPOTENCY_KEY_PATTERN = r"^[A-Za-z0-9_-]{8,64}$"
 IdempotencyKey = Annotated[
     str,
     Field(
-        pattern=r"^[A-Za-z0-9_-]{8,64}$",
+        pattern=IDEMPOTENCY_KEY_PATTERN,
         description=(
             "Make one per intended ticket, for example a UUID, and send exactly the same value on every retry of "
             "that request (8 to 64 characters of letters, digits, _ and -). A retry with the same key never creates "
             "a second ticket."
         ),
         examples=["7d0c5a52-2f7e-4a53-9a43-1b2f0e7c9d11"],
+    ),
+]
+CancelKey = Annotated[
+    str,
+    Field(
+        pattern=IDEMPOTENCY_KEY_PATTERN,
+        description=(
+            "Make one per intended cancellation, for example a UUID, and send exactly the same value on every retry "
+            "of that request (8 to 64 characters of letters, digits, _ and -). A retry with the same key never "
+            "cancels twice."
+        ),
+        examples=["c4f1e9a0-5b2d-4c8e-9f3a-7e6d5c4b3a21"],
     ),
 ]
 OptionalRefundMethod = optional_field(
@@ -126,4 +150,50 @@ OptionalQuoteId = optional_field(
     "quote_id from after_sales_estimate_refund, to lock the refund to that estimate. It must be unexpired, yours, "
     "and for the same order, line, quantity and reason.",
     "6f1c2a9e-4b7d-4e0a-9c3f-2d5e8a1b7c40",
+)
+
+# The lookups: exactly one of email, phone and customer_id (or customer_id and order_id) is given, which no schema
+# keyword states here (every field's example must make one valid call); domain.lookups refuses the rest.
+EMAIL_PATTERN = r"^[^@\s]+@[^@\s]+\.[^@\s]+$"
+PHONE_PATTERN = r"^\+?[0-9][0-9 ().-]{5,23}$"
+CUSTOMER_ID_PATTERN = r"^C-\d{5,}$"
+
+OptionalEmail = optional_field(
+    Annotated[str, Field(pattern=EMAIL_PATTERN, max_length=200)],
+    "The email address on the customer's account, as they say it (case does not matter). Give exactly one of "
+    "email, phone and customer_id.",
+    "qiang.guo.1@example.com",
+)
+OptionalPhone = optional_field(
+    Annotated[str, Field(pattern=PHONE_PATTERN)],
+    "The mobile number on the customer's account: a mainland China number of 11 digits starting with 1; spaces, "
+    "hyphens and brackets are ignored and +86, 0086 or 86 in front is optional. Give exactly one of email, phone "
+    "and customer_id.",
+    "+86 134 6829 4670",
+)
+OptionalCustomerId = optional_field(
+    Annotated[str, Field(pattern=CUSTOMER_ID_PATTERN)],
+    "The customer's id, C- and 5 or more digits, as an earlier result showed it (orders carry their customer_id).",
+    "C-00001",
+)
+OptionalOrderId = optional_field(
+    Annotated[str, Field(pattern=ORDER_ID_PATTERN)],
+    "The order number, O-YYYY-NNNNNN, from the customer's order confirmation or after_sales_find_orders.",
+    "O-2026-001423",
+)
+Limit = Annotated[
+    int,
+    Field(
+        ge=1,
+        le=MAX_LIMIT,
+        description=f"How many to return on this page, 1 to {MAX_LIMIT}. Defaults to {DEFAULT_LIMIT}.",
+        examples=[DEFAULT_LIMIT],
+    ),
+    JSON_INTEGER,
+]
+OptionalCursor = optional_field(
+    Annotated[str, Field(pattern=CURSOR_PATTERN)],
+    "next_cursor from the previous page of the same search, unchanged, to get the next page; omit it for the "
+    "first page.",
+    CURSOR_EXAMPLE,
 )

@@ -36,6 +36,12 @@ class ConfirmForm(BaseModel):
     confirm: bool = Field(title="Open this refund ticket", description="Tick to confirm the refund shown above.")
 
 
+class CancelConfirmForm(BaseModel):
+    """A person's confirmation that a ticket is to be cancelled."""
+
+    confirm: bool = Field(title="Cancel this ticket", description="Tick to withdraw the ticket shown above.")
+
+
 def can_elicit(ctx: Context) -> bool:
     """Whether this client can show a form (a bare elicitation capability counts, URL-only does not)."""
     capabilities = ctx.client_capabilities

@@ -1,11 +1,11 @@
-"""The MCPServer named aftersales: instructions, tools and the argument gate."""
+"""The MCPServer named aftersales: instructions, tools, the policy resource and agent prompt, and the argument gate."""
 
 from mcp.server.mcpserver import MCPServer, RequestStateSecurity
 
 from aftersales import __version__
 from aftersales.app import App
 from aftersales.domain.calls import TOOL_NAMES
-from aftersales.mcp import tools
+from aftersales.mcp import prompts, resources, tools
 from aftersales.mcp.arguments import ArgumentGate
 from aftersales.mcp.ratelimit import Limit, RateLimiter
 from aftersales.mcp.recorder import CallRecorder
@@ -16,19 +16,24 @@ INSTRUCTIONS = """\
 After-sales tools for an online shop: refunds, returns, exchanges and repairs of delivered order lines.
 
 Usual flow: when a customer asks about an existing ticket, call after_sales_query_ticket with the ticket number \
-and tell them the stage and the next step with its date. When they want money back for a delivered item, call \
+and tell them the stage and the next step with its date. Without a number, find their orders by the email or \
+phone on their account (after_sales_find_orders) or list their tickets (after_sales_list_tickets), and call \
+after_sales_get_order to see which kinds of ticket each line allows now. \
+When they want money back for a delivered item, call \
 after_sales_estimate_refund for that order line first and tell them the amount and the policy behind it. When they \
 agree, call after_sales_create_ticket with the quote_id and one idempotency_key for this intended ticket, reusing the \
 key on every retry. For an exchange or a repair, call after_sales_create_ticket directly. The server may ask the \
 person for the refund method or a confirmation mid-call; let it, rather than guessing. Finally tell the customer the \
-ticket number and the next step.
+ticket number and the next step. When a customer withdraws a ticket still in review or awaiting the return \
+parcel, call after_sales_cancel_ticket with their words as the reason.
 
 Amounts are integer minor units (fen for CNY) with a display string; times are UTC. Errors say what was wrong, \
-the rule, and what to do next: follow them instead of retrying unchanged."""
+the rule, and what to do next: follow them instead of retrying unchanged. The shop's whole policy, generated from \
+the rules the tools apply, is the resource aftersales://policy."""
 
 
 def build_server(app: App) -> MCPServer:
-    """Create the server with every tool registered."""
+    """Create the server with every tool, resource and prompt registered."""
     server = MCPServer(
         "aftersales",
         title="After-sales service",
@@ -41,6 +46,8 @@ def build_server(app: App) -> MCPServer:
         ),
     )
     tools.register(server, app)
+    resources.register(server, app)
+    prompts.register(server, app)
     app.metrics.bind(TOOL_NAMES, audit_dropped=lambda: app.audit.dropped)
     settings = app.settings
     # Outermost first: advertise only what is served, trace a world's calls as the client sees them, record what

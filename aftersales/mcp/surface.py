@@ -3,7 +3,8 @@
 The SDK registers prompt and resource handlers on every MCPServer, so it advertises both capabilities even when
 nothing is registered. This middleware advertises a capability only while the server has something to serve under
 it (checked on every handshake, so prompts or resources registered later are advertised), and answers a prompt or
-resource name it does not know with JSON-RPC -32602 on both protocol revisions.
+resource name it does not know with JSON-RPC -32602 on both protocol revisions. So are prompt arguments the prompt
+does not take, or a required one left out: the SDK would answer those with an internal error.
 """
 
 from collections.abc import Mapping
@@ -28,16 +29,26 @@ class ServedSurface:
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
         """Trim handshake capabilities; refuse unknown names before the SDK turns them into internal errors."""
         if ctx.method == "prompts/get":
-            await self._check_prompt(params_of(ctx).get("name"))
+            params = params_of(ctx)
+            await self._check_prompt(params.get("name"), params.get("arguments") or {})
         result = await call_next(ctx)
         if ctx.method in HANDSHAKES and isinstance(result, Mapping):
             return await self._trim(dict(result))
         return result
 
-    async def _check_prompt(self, name: Any) -> None:
-        names = [prompt.name for prompt in await self._server.list_prompts()]
-        if name not in names:
-            raise unknown("prompt", name, names)
+    async def _check_prompt(self, name: Any, arguments: Any) -> None:
+        prompts = {prompt.name: prompt for prompt in await self._server.list_prompts()}
+        prompt = prompts.get(name) if isinstance(name, str) else None
+        if prompt is None:
+            raise unknown("prompt", name, list(prompts))
+        taken = {argument.name: argument.required for argument in prompt.arguments or []}
+        given = set(arguments) if isinstance(arguments, Mapping) else set()
+        extra, missing = (
+            sorted(given - set(taken)),
+            sorted(n for n, required in taken.items() if required and n not in given),
+        )
+        if extra or missing:
+            raise wrong_arguments(name, extra, missing, sorted(taken))
 
     async def _trim(self, result: dict[str, Any]) -> dict[str, Any]:
         """The handshake result without the capabilities of empty catalogues."""
@@ -53,3 +64,14 @@ def unknown(kind: str, name: Any, known: list[str]) -> MCPError:
     """JSON-RPC -32602 for a name the server does not have, saying what it does have."""
     offer = f"The {kind}s of this server are: {', '.join(sorted(known))}." if known else f"This server has no {kind}s."
     return MCPError(INVALID_PARAMS, f"Unknown {kind}: {name!r}. {offer}", data={"name": name})
+
+
+def wrong_arguments(prompt: str, extra: list[str], missing: list[str], taken: list[str]) -> MCPError:
+    """JSON-RPC -32602 for prompt arguments the prompt does not take, or required ones left out."""
+    problems = [f"it takes no argument {name!r}" for name in extra] + [f"{name!r} is required" for name in missing]
+    offer = f"It takes: {', '.join(taken)}." if taken else "It takes no arguments."
+    return MCPError(
+        INVALID_PARAMS,
+        f"Prompt {prompt!r} cannot be got with these arguments: {'; '.join(problems)}. {offer}",
+        data={"name": prompt, "unknown": extra, "missing": missing},
+    )

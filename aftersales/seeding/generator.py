@@ -11,7 +11,7 @@ from aftersales.domain.policy import CATEGORY_POLICIES, KIND_STATUSES, THRESHOLD
 from aftersales.seeding import tickets as ticket_builder
 from aftersales.seeding.catalog import GIVEN_NAMES, PRODUCTS, SURNAMES
 from aftersales.seeding.orders import category_rows, goods_minor, order_number, order_rows, order_status_for
-from aftersales.seeding.stories import STORIES, Story
+from aftersales.seeding.stories import APPENDED_STORIES, STORIES, Story
 from aftersales.seeding.tickets import CURRENCY, Plan, SeedLine
 
 ANCHOR = datetime(2026, 11, 30, tzinfo=UTC)
@@ -42,6 +42,8 @@ def generate(
     builder.orders(orders)
     builder.number_orders()
     builder.tickets(tickets, thresholds)
+    # A generator of their own, so the appended stories leave every draw above (and so every earlier id) unchanged.
+    builder.appended_stories(random.Random(seed + 1), thresholds)
     return builder.finish()
 
 
@@ -79,10 +81,10 @@ class Builder:
                 }
             )
 
-    def customers(self, count: int) -> None:
-        """Customers across tiers; the first few are the story customers."""
+    def customers(self, count: int, first: int = 1) -> None:
+        """Customers across tiers, numbered from `first`; the first few are the story customers."""
         tiers = self.rng.choices([Tier.STANDARD, Tier.PLUS, Tier.VIP], weights=[70, 22, 8], k=count)
-        for number in range(1, count + 1):
+        for number in range(first, first + count):
             surname, given = self.rng.choice(SURNAMES), self.rng.choice(GIVEN_NAMES)
             self.customer_rows.append(
                 {
@@ -90,7 +92,7 @@ class Builder:
                     "name": f"{given} {surname}",
                     "email": f"{given.lower()}.{surname.lower()}.{number}@example.com",
                     "phone": f"+86 13{self.rng.randint(0, 9)}{self.rng.randint(0, 99999999):08d}",
-                    "tier": tiers[number - 1].value,
+                    "tier": tiers[number - first].value,
                     "created_at": ANCHOR - timedelta(days=self.rng.randint(420, 1500)),
                 }
             )
@@ -107,9 +109,9 @@ class Builder:
             skus = self.rng.sample(self.products, k=self.rng.choices([1, 2, 3], weights=[60, 30, 10])[0])
             self._add_order(customer, placed, status, [(p, self.rng.choices([1, 2, 3], [80, 15, 5])[0]) for p in skus])
 
-    def _story_order(self, story: Story) -> None:
+    def _story_order(self, story: Story, first_customer: int = 0) -> None:
         """An order built to tell one story, remembered under the story's key."""
-        customer = self.customer_rows[story.customer_index]
+        customer = self.customer_rows[first_customer + story.customer_index]
         customer["tier"] = story.tier.value
         product = self.products[story.product_index]
         delivered = ANCHOR - story.delivered_ago if story.delivered_ago is not None else None
@@ -136,9 +138,9 @@ class Builder:
         self.order_rows.append(order)
         return order
 
-    def number_orders(self) -> None:
-        """Number orders in placement order, and keep their times to the whole second as they are stored."""
-        for number, order in enumerate(sorted(self.order_rows, key=lambda o: o["placed_at"]), start=1):
+    def number_orders(self, first: int = 0) -> None:
+        """Number the orders from the `first`-th on in placement order, keeping times to the second as stored."""
+        for number, order in enumerate(sorted(self.order_rows[first:], key=lambda o: o["placed_at"]), start=first + 1):
             order["id"] = order_number(order["placed_at"].year, number)  # one count across the years
             for key in ("placed_at", "shipped_at", "delivered_at"):
                 if order[key] is not None:
@@ -146,13 +148,7 @@ class Builder:
 
     def tickets(self, count: int, thresholds: Thresholds) -> None:
         """Story tickets, then every (kind, status) pair, then random pairs, each on its own line."""
-        plans, story_of = [], {}
-        for story in STORIES:
-            if story.ticket is not None:
-                kind, status, reason, method = story.ticket
-                line = self.story_refs[story.key]["order"]["_lines"][0]
-                plans.append(self._plan(line, kind, status, reason, method))
-                story_of[id(plans[-1])] = story.key
+        plans, story_of = self._story_plans(STORIES)
         pairs = [(kind, status) for kind, statuses in KIND_STATUSES.items() for status in statuses]
         remaining = count - len(plans)
         # Most tickets in a real queue are closed; every pair still appears at least once.
@@ -165,7 +161,40 @@ class Builder:
             reason = ticket_builder.draw_reason(self.rng, kind)
             line = self._eligible_line(kind, status)
             plans.append(self._plan(line, kind, status, reason, ticket_builder.draw_method(self.rng, kind)))
-        scheduled, self.sequences = ticket_builder.schedule(plans, thresholds)
+        self._build(plans, story_of, thresholds)
+
+    def appended_stories(self, rng: random.Random, thresholds: Thresholds) -> None:
+        """The APPENDED_STORIES after the rest: new customers, their orders and tickets numbered after all others."""
+        self.rng = rng
+        first_customer, first_order = len(self.customer_rows), len(self.order_rows)
+        self.customers(1 + max((story.customer_index for story in APPENDED_STORIES), default=-1), first_customer + 1)
+        for story in APPENDED_STORIES:
+            self._story_order(story, first_customer)
+        self.number_orders(first_order)
+        # Their customers have no other tickets, so the review rule's recent counts see all they need.
+        plans, story_of = self._story_plans(APPENDED_STORIES)
+        self._build(plans, story_of, thresholds, numbered=self.sequences)
+
+    def _story_plans(self, stories: Iterable[Story]) -> tuple[list[Plan], dict[int, str]]:
+        """The planned tickets of the stories that have one, and which story each plan is for."""
+        plans, story_of = [], {}
+        for story in stories:
+            if story.ticket is not None:
+                kind, status, reason, method = story.ticket
+                line = self.story_refs[story.key]["order"]["_lines"][0]
+                plans.append(self._plan(line, kind, status, reason, method))
+                story_of[id(plans[-1])] = story.key
+        return plans, story_of
+
+    def _build(
+        self,
+        plans: list[Plan],
+        story_of: dict[int, str],
+        thresholds: Thresholds,
+        numbered: dict[int, int] | None = None,
+    ) -> None:
+        """Number the plans in creation order (after `numbered`) and build each ticket with its timeline."""
+        scheduled, self.sequences = ticket_builder.schedule(plans, thresholds, numbered)
         for ticket in scheduled:
             row, events = ticket_builder.build(self.rng, ticket, ANCHOR, thresholds)
             self.ticket_rows.append(row)
@@ -241,10 +270,13 @@ class Builder:
             ],
             "ticket_sequences": [{"year": y, "last_value": n} for y, n in sorted(self.sequences.items())],
         }
+        contacts = {row["id"]: row for row in self.customer_rows}
         world.stories = {
             key: {
                 "order_id": ref["order"]["id"],
                 "customer_id": ref["customer_id"],
+                "email": contacts[ref["customer_id"]]["email"],
+                "phone": contacts[ref["customer_id"]]["phone"],
                 "sku": ref["sku"],
                 **({"ticket_id": ref["ticket_id"]} if "ticket_id" in ref else {}),
             }

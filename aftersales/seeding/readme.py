@@ -4,7 +4,7 @@ import re
 from pathlib import Path
 
 from aftersales.seeding.generator import World
-from aftersales.seeding.stories import STORIES
+from aftersales.seeding.stories import APPENDED_STORIES, STORIES
 
 START, END = "<!-- stories:start -->", "<!-- stories:end -->"
 
@@ -12,11 +12,17 @@ START, END = "<!-- stories:start -->", "<!-- stories:end -->"
 def story_table(world: World) -> str:
     """The Markdown table of story records, ids taken from the world."""
     tiers = {row["id"]: row["tier"] for row in world.tables["customers"]}
-    rows = ["| story | customer | order | ticket | what it shows |", "| --- | --- | --- | --- | --- |"]
-    for story in STORIES:
+    rows = [
+        "| story | customer | email | phone | order | ticket | what it shows |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for story in (*STORIES, *APPENDED_STORIES):
         ids = world.stories[story.key]
         customer = f"{ids['customer_id']} ({tiers[ids['customer_id']]})"
-        rows.append(f"| {story.key} | {customer} | {ids['order_id']} | {ids.get('ticket_id', '')} | {story.summary} |")
+        rows.append(
+            f"| {story.key} | {customer} | {ids['email']} | {ids['phone']} | {ids['order_id']} | "
+            f"{ids.get('ticket_id', '')} | {story.summary} |"
+        )
     return "\n".join(rows)
 
 

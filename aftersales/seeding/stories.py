@@ -14,7 +14,7 @@ class Story:
 
     key: str
     summary: str
-    customer_index: int
+    customer_index: int  # into the world's customers; for APPENDED_STORIES, into the customers appended for them
     tier: Tier
     product_index: int  # index into catalog.PRODUCTS
     order_status: OrderStatus
@@ -24,8 +24,8 @@ class Story:
 
 
 D = timedelta
-# Product indexes: 0 ThinkPad X1, 14 Sony WH-1000XM5, 16 FreeBuds, 21 Dyson vacuum, 29 running shoes,
-# 33 T-shirt pack, 36 book, 41 SK-II essence, 48 DJI drone, 50 RC car.
+# Product indexes: 0 ThinkPad X1, 14 Sony WH-1000XM5, 16 FreeBuds, 18 JBL speaker, 21 Dyson vacuum,
+# 24 robot vacuum, 29 running shoes, 33 T-shirt pack, 36 book, 41 SK-II essence, 48 DJI drone, 50 RC car.
 STORIES: tuple[Story, ...] = (
     Story(
         "vip_laptop_recent",
@@ -172,5 +172,74 @@ STORIES: tuple[Story, ...] = (
         OrderStatus.DELIVERED,
         D(days=5),
         ticket=(TicketKind.REFUND_ONLY, TicketStatus.REFUNDING, ReasonCode.DAMAGED, RefundMethod.ORIGINAL_PAYMENT),
+    ),
+)
+
+# Stories the lookup tools need (find orders by email or phone, a line's options, tickets to list and cancel).
+# They are built after the random world, for customers of their own appended after the others, with orders and
+# tickets numbered after the rest: so every id the stories above and the random rows had stays the same.
+APPENDED_STORIES: tuple[Story, ...] = (
+    Story(
+        "email_only_headphones",
+        "Knows only their email: Sony WH-1000XM5 headphones delivered 3 days ago, no ticket; find the order by email, "
+        "then see its options, estimate and create",
+        0,
+        Tier.STANDARD,
+        14,
+        OrderStatus.DELIVERED,
+        D(days=3),
+    ),
+    Story(
+        "email_only_return_under_review",
+        "The same customer's robot vacuum return, under review: a ticket that can still be cancelled",
+        0,
+        Tier.STANDARD,
+        24,
+        OrderStatus.DELIVERED,
+        D(days=9),
+        ticket=(
+            TicketKind.RETURN_AND_REFUND,
+            TicketStatus.UNDER_REVIEW,
+            ReasonCode.NOT_AS_DESCRIBED,
+            RefundMethod.ORIGINAL_PAYMENT,
+        ),
+    ),
+    Story(
+        "email_only_drone_in_repair",
+        "The same customer's drone, in repair under warranty: a ticket that can no longer be cancelled",
+        0,
+        Tier.STANDARD,
+        48,
+        OrderStatus.DELIVERED,
+        D(days=100),
+        ticket=(TicketKind.REPAIR, TicketStatus.IN_REPAIR, ReasonCode.DEFECTIVE, None),
+    ),
+    Story(
+        "same_product_recent",
+        "FreeBuds bought twice by one customer; this order, delivered 6 days ago, can still be returned",
+        1,
+        Tier.PLUS,
+        16,
+        OrderStatus.DELIVERED,
+        D(days=6),
+    ),
+    Story(
+        "same_product_older",
+        "The same customer's earlier FreeBuds, delivered 45 days ago: past the 30-day window, a repair is possible",
+        1,
+        Tier.PLUS,
+        16,
+        OrderStatus.DELIVERED,
+        D(days=45),
+    ),
+    Story(
+        "all_units_refunded",
+        "A JBL speaker returned and refunded in full: its window is open but no unit is left for any ticket",
+        2,
+        Tier.STANDARD,
+        18,
+        OrderStatus.DELIVERED,
+        D(days=20),
+        ticket=(TicketKind.RETURN_AND_REFUND, TicketStatus.COMPLETED, ReasonCode.DEFECTIVE, RefundMethod.STORE_CREDIT),
     ),
 )

@@ -107,9 +107,15 @@ def open_for_days(line: SeedLine, kind: TicketKind) -> float:
     return (closes - line.delivered_at).total_seconds() / 86400
 
 
-def schedule(plans: Iterable[Plan], thresholds: Thresholds) -> tuple[list[Scheduled], dict[int, int]]:
-    """Plans in creation order, numbered per year; and the last number of each year, for the ticket counters."""
-    sequences: dict[int, int] = {}
+def schedule(
+    plans: Iterable[Plan], thresholds: Thresholds, numbered: dict[int, int] | None = None
+) -> tuple[list[Scheduled], dict[int, int]]:
+    """Plans in creation order, numbered per year; and the last number of each year, for the ticket counters.
+
+    `numbered` holds the last number each year already handed out, for plans numbered after an earlier batch; their
+    customers must have no tickets in that batch, as the recent-ticket counts see only these plans.
+    """
+    sequences: dict[int, int] = dict(numbered or {})
     opened: dict[str, list[datetime]] = {}  # each customer's creation times so far, in order
     scheduled = []
     for plan in sorted(plans, key=lambda p: p.created):

@@ -18,7 +18,7 @@ from aftersales.domain.errors import AfterSalesError, Retryable
 from aftersales.domain.money import format_money
 from aftersales.domain.policy import Thresholds
 from aftersales.domain.refunds import Breakdown, compute_refund
-from aftersales.domain.tickets import NewTicket, TimelineEntry, ticket_number
+from aftersales.domain.tickets import NewTicket, TimelineEntry, customer_words, ticket_number
 from aftersales.services import idempotency
 from aftersales.services.lines import line_context
 from aftersales.services.quotes import quote_for_use
@@ -90,7 +90,7 @@ def assess(
     key_claimed: bool = False,
 ) -> Assessment:
     """Check every rule and work out the amounts; a broken rule is raised, a used key replays."""
-    if not key_claimed and (replay := idempotency.find(uow, caller, request, now)) is not None:
+    if not key_claimed and (replay := idempotency.CREATION.find(uow, caller, request, now)) is not None:
         return Assessment(replay=replay)
     try:
         return _checked(uow, caller, request, now, policy)
@@ -98,7 +98,7 @@ def assess(
         if not key_claimed:
             # Read committed: a same-key call may have committed between our key lookup and the rule that
             # failed (its new open ticket, say). Its record then answers for us.
-            late = idempotency.find(uow, caller, request, now)
+            late = idempotency.CREATION.find(uow, caller, request, now)
             if late is not None:
                 return Assessment(replay=late)
         raise
@@ -154,13 +154,13 @@ def create_ticket(
     """
     try:
         with uow:
-            replay = idempotency.claim(uow, caller, request, now, policy.idempotency_ttl)
+            replay = idempotency.CREATION.claim(uow, caller, request, now, policy.idempotency_ttl)
             if replay is not None:
                 return replay
             if checked is None or not checked.actionable:
                 checked = assess(uow, caller, request, now, policy, key_claimed=True)
             result = _insert(uow, caller, request, checked, decisions, now, policy)
-            idempotency.remember(uow, caller, request, result)
+            idempotency.CREATION.remember(uow, caller, request, result)
             uow.commit()
             return result
     except Conflict:
@@ -222,8 +222,8 @@ def _insert(
 
 def _first_events(ticket: NewTicket, caller: Caller, decisions: Decisions, review: bool) -> list[TimelineEntry]:
     """The timeline a new ticket starts with, including how a large refund was confirmed."""
-    words = ticket.description if len(ticket.description) <= 120 else ticket.description[:117] + "..."
     amount = format_money(ticket.refund.total_minor, ticket.currency)
+    words = customer_words(ticket.description)
     events = [ticket.entry(EventType.CREATED, caller.id, f'Opened by {caller.id} for the customer: "{words}"')]
     if decisions.confirmation == "person":
         events.append(

@@ -1,72 +1,109 @@
-"""Idempotency keys of ticket creation: find a key's record, claim it, replay its first result, or refuse a change.
+"""Idempotency keys of the write tools: find a key's record, claim it, replay its first result, or refuse a change.
 
-A key is scoped to (caller, tool, key). Its record is inserted inside the creating transaction, before any rule
-is checked, under a unique constraint, so a concurrent call with the same key waits for the first and replays it.
+A key is scoped to (caller, tool, key). Its record is inserted inside the writing transaction, before any rule is
+checked, under a unique constraint, so a concurrent call with the same key waits for the first and replays it.
+`CREATION` and `CANCELLATION` are the keys of after_sales_create_ticket and after_sales_cancel_ticket.
 """
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any, Generic, Protocol, TypeVar
 
 from aftersales.domain.callers import Caller
-from aftersales.domain.calls import CREATE_TICKET
-from aftersales.domain.creation import KeyRecord, TicketRequest, differing_fields, idempotency_conflict
+from aftersales.domain.calls import CANCEL_TICKET, CREATE_TICKET
+from aftersales.domain.creation import KeyRecord, differing_fields, idempotency_conflict
 from aftersales.domain.errors import Retryable
 from aftersales.services.housekeeping import Occasionally
-from aftersales.services.views import CreateResult
+from aftersales.services.views import CancelResult, CreateResult
 from aftersales.storage.unit_of_work import UnitOfWork
 
-TOOL = CREATE_TICKET
 PURGE = Occasionally()
+Result = TypeVar("Result", CreateResult, CancelResult)
 
 
-def find(uow: UnitOfWork, caller: Caller, request: TicketRequest, now: datetime) -> CreateResult | None:
-    """The replay of this key's first result if it has one; a changed request is refused; None if the key is new."""
-    record = uow.idempotency.find(caller.id, TOOL, request.idempotency_key, now)
-    return None if record is None else replay(record, request)
+class KeyedRequest(Protocol):
+    """A write request: its key, and the arguments the key remembers and compares."""
+
+    @property
+    def idempotency_key(self) -> str:
+        """The caller's key for this intended change."""
+        ...
+
+    def arguments(self) -> dict[str, Any]:
+        """The call's arguments with defaults applied, minus the key itself."""
+        ...
 
 
-def replay(record: KeyRecord, request: TicketRequest) -> CreateResult:
-    """The stored result of the key's first call, or the error naming what changed."""
-    fields = differing_fields(record.arguments, request.arguments())
-    if fields:
-        raise idempotency_conflict(request.idempotency_key, fields, record.arguments, request.arguments())
-    if record.result is None:  # only visible to a reader racing the creating transaction
-        raise Retryable(
-            f'A request with idempotency_key "{request.idempotency_key}" is still being processed.',
-            "One key creates at most one ticket; the first call is finishing now.",
-            "Retry the same call in 1 second to receive its result.",
-            retry_after=1.0,
-        )
-    first = CreateResult.model_validate_json(record.result)
-    ticket_id = first.ticket.ticket_id if first.ticket else "the ticket"
-    return first.model_copy(
-        update={
-            "outcome": "replayed",
-            "next_step": f"This request was already handled: {ticket_id} was created by the first call and no "
-            f"new ticket was made. Do not call again; use after_sales_query_ticket with {ticket_id} for its current "
-            "state.",
-        }
-    )
+@dataclass(frozen=True)
+class Keys(Generic[Result]):
+    """The idempotency keys of one tool: what its results are, and what a replay tells the model."""
+
+    tool: str
+    result: type[Result]
+    intent: str  # what one key stands for, in the error for a changed request
+    replayed: Callable[[str], str]  # the next step of a replay, given the ticket's number
+
+    def find(self, uow: UnitOfWork, caller: Caller, request: KeyedRequest, now: datetime) -> Result | None:
+        """The replay of this key's first result if it has one; a changed request is refused; None if it is new."""
+        record = uow.idempotency.find(caller.id, self.tool, request.idempotency_key, now)
+        return None if record is None else self.replay(record, request)
+
+    def replay(self, record: KeyRecord, request: KeyedRequest) -> Result:
+        """The stored result of the key's first call, or the error naming what changed."""
+        key, current = request.idempotency_key, request.arguments()
+        fields = differing_fields(record.arguments, current)
+        if fields:
+            raise idempotency_conflict(key, fields, record.arguments, current, self.intent)
+        if record.result is None:  # only visible to a reader racing the writing transaction
+            raise Retryable(
+                f'A request with idempotency_key "{key}" is still being processed.',
+                f"One key makes at most one {self.intent}; the first call is finishing now.",
+                "Retry the same call in 1 second to receive its result.",
+                retry_after=1.0,
+            )
+        first = self.result.model_validate_json(record.result)
+        ticket_id = first.ticket.ticket_id if first.ticket else "the ticket"
+        return first.model_copy(update={"outcome": "replayed", "next_step": self.replayed(ticket_id)})
+
+    def claim(
+        self, uow: UnitOfWork, caller: Caller, request: KeyedRequest, now: datetime, ttl: timedelta
+    ) -> Result | None:
+        """Claim the key inside the writing transaction (result still empty); if it already answered, its replay."""
+        key = request.idempotency_key
+        # This key's own expired record must go before it can be claimed again; the rest only now and then.
+        uow.idempotency.drop_expired(caller.id, self.tool, key, now)
+        if PURGE.due(now):
+            uow.idempotency.purge_expired(now)
+        existing = self.find(uow, caller, request, now)
+        if existing is not None:
+            return existing
+        # Claimed before any rule is checked: a concurrent call with the same key now waits on (or fails) the unique
+        # constraint instead of racing us through the rules. A broken rule rolls the claim back.
+        uow.idempotency.claim(caller.id, self.tool, key, request.arguments(), now, now + ttl)
+        return None
+
+    def remember(self, uow: UnitOfWork, caller: Caller, request: KeyedRequest, result: Result) -> None:
+        """Store the first call's result under its key, for every retry to replay."""
+        ticket_id = result.ticket.ticket_id if result.ticket else None
+        uow.idempotency.complete(caller.id, self.tool, request.idempotency_key, result.model_dump_json(), ticket_id)
 
 
-def claim(
-    uow: UnitOfWork, caller: Caller, request: TicketRequest, now: datetime, ttl: timedelta
-) -> CreateResult | None:
-    """Claim the key inside the creating transaction (result still empty); if it already answered, its replay."""
-    key = request.idempotency_key
-    # This key's own expired record must go before it can be claimed again; the rest only now and then.
-    uow.idempotency.drop_expired(caller.id, TOOL, key, now)
-    if PURGE.due(now):
-        uow.idempotency.purge_expired(now)
-    existing = find(uow, caller, request, now)
-    if existing is not None:
-        return existing
-    # Claimed before any rule is checked: a concurrent call with the same key now waits on (or fails) the unique
-    # constraint instead of racing us through the rules. A broken rule rolls the claim back.
-    uow.idempotency.claim(caller.id, TOOL, key, request.arguments(), now, now + ttl)
-    return None
-
-
-def remember(uow: UnitOfWork, caller: Caller, request: TicketRequest, result: CreateResult) -> None:
-    """Store the first call's result under its key, for every retry to replay."""
-    ticket_id = result.ticket.ticket_id if result.ticket else None
-    uow.idempotency.complete(caller.id, TOOL, request.idempotency_key, result.model_dump_json(), ticket_id)
+CREATION = Keys(
+    CREATE_TICKET,
+    CreateResult,
+    "ticket",
+    lambda ticket_id: (
+        f"This request was already handled: {ticket_id} was created by the first call and no new "
+        f"ticket was made. Do not call again; use after_sales_query_ticket with {ticket_id} for its current state."
+    ),
+)
+CANCELLATION = Keys(
+    CANCEL_TICKET,
+    CancelResult,
+    "cancellation",
+    lambda ticket_id: (
+        f"This request was already handled: {ticket_id} was cancelled by the first call and nothing "
+        f"changed now. Do not call again; use after_sales_query_ticket with {ticket_id} for its current state."
+    ),
+)

@@ -42,8 +42,8 @@ class EventView(BaseModel):
     note: str = Field(description="Plain-words detail.", examples=["Prepaid return label sent to the customer."])
 
 
-class TicketView(BaseModel):
-    """A ticket as the customer-service agent needs it."""
+class TicketSummary(BaseModel):
+    """A ticket in a list: where it stands and what happens next."""
 
     ticket_id: str = Field(description="Ticket number.", examples=["T-2026-0042"])
     order_id: str = Field(description="Order the ticket belongs to.", examples=["O-2026-000123"])
@@ -58,6 +58,11 @@ class TicketView(BaseModel):
         description="What happens next and by when, in plain words.",
         examples=["The customer ships the item back with the prepaid label by 2026-12-11."],
     )
+
+
+class TicketView(TicketSummary):
+    """A ticket as the customer-service agent needs it."""
+
     timeline: list[EventView] = Field(description="The latest 10 events, oldest first.")
     timeline_total: int = Field(ge=0, description="How many events the whole timeline has.", examples=[4])
 
@@ -98,4 +103,20 @@ class CreateResult(BaseModel):
         default=None, description="The ticket, exactly as after_sales_query_ticket shows it; absent when not created."
     )
     reason: str | None = Field(default=None, description="Why no ticket was created (not_created only).")
+    next_step: str = Field(description="What to tell the customer or do next, in plain words.")
+
+
+class CancelResult(BaseModel):
+    """The outcome of after_sales_cancel_ticket."""
+
+    outcome: Literal["cancelled", "replayed", "not_cancelled"] = Field(
+        description="cancelled: the ticket is now closed as cancelled; replayed: this idempotency_key already "
+        "cancelled it (nothing new); not_cancelled: the customer declined or cancelled the confirmation, nothing "
+        "changed."
+    )
+    ticket: TicketView = Field(
+        description="The ticket exactly as after_sales_query_ticket shows it: cancelled, or unchanged when "
+        "not_cancelled."
+    )
+    reason: str | None = Field(default=None, description="Why nothing was cancelled (not_cancelled only).")
     next_step: str = Field(description="What to tell the customer or do next, in plain words.")

@@ -47,7 +47,8 @@ class Customer(Base):
     """A shopper."""
 
     __tablename__ = "customers"
-    __table_args__ = (one_of("tier", Tier),)
+    # Lookups find a customer by phone (after_sales_find_orders); the email's unique index serves email lookups.
+    __table_args__ = (one_of("tier", Tier), Index("ix_customers_phone", "phone"))
 
     id: Mapped[str] = mapped_column(String(16), primary_key=True)
     name: Mapped[str] = mapped_column(String(120))

@@ -4,7 +4,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from sqlalchemy import column, func, select, table
+from sqlalchemy import column, func, select, table, update
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
@@ -135,8 +135,26 @@ class TicketRepository:
             )
         )
         self.session.flush()  # the ticket row must exist before its events reference it
+        self.record(ticket.id, events)
+
+    def move(self, ticket_id: str, current: TicketStatus, new: TicketStatus, at: datetime) -> bool:
+        """Change a ticket's status only while it still is `current` (compare and set); say whether it changed.
+
+        A concurrent change of the same ticket makes this wait on the row, then find it moved and change nothing.
+        """
+        statement = (
+            update(Ticket)
+            .where(Ticket.id == ticket_id, Ticket.status == current.value)
+            .values(status=new.value, updated_at=at)
+            .returning(Ticket.id)
+        )
+        changed = self.session.execute(statement, execution_options={"synchronize_session": False})
+        return changed.first() is not None
+
+    def record(self, ticket_id: str, events: list[TimelineEntry]) -> None:
+        """Add events to a ticket's timeline."""
         self.session.add_all(
-            TicketEvent(ticket_id=ticket.id, occurred_at=e.occurred_at, type=e.type, actor=e.actor, note=e.note)
+            TicketEvent(ticket_id=ticket_id, occurred_at=e.occurred_at, type=e.type, actor=e.actor, note=e.note)
             for e in events
         )
         self.session.flush()
@@ -201,6 +219,8 @@ LINE_FACTS_SQL = (
     "FROM orders o LEFT JOIN order_lines l ON l.order_id = o.id AND l.line_no = {p} "
     "LEFT JOIN products p ON p.sku = l.sku LEFT JOIN categories c ON c.code = p.category_code WHERE o.id = {p}"
 )
+# Every line of an order, by the same statement: only the line filter differs, so both read the same facts.
+ORDER_LINE_FACTS_SQL = LINE_FACTS_SQL.replace(" AND l.line_no = {p}", "") + " ORDER BY l.line_no"
 LINES_SQL = (
     "SELECT l.line_no, p.name, l.quantity FROM order_lines l JOIN products p ON p.sku = l.sku "
     "WHERE l.order_id = {p} ORDER BY l.line_no"
@@ -216,16 +236,24 @@ class OrderRepository:
     def line_facts(self, order_id: str, line_no: int) -> LineFactsRow | None:
         """The line and what policy needs about it, or None for an unknown order (line_no None: no such line)."""
         rows = driver_rows(self.session, LINE_FACTS_SQL, (line_no, order_id))
-        if not rows:
-            return None
-        row = list(rows[0])
-        row[3] = _moment(row[3]) if row[3] is not None else None
-        if row[7] is not None:
-            row[13], row[14] = bool(row[13]), bool(row[14])
-        return LineFactsRow(*row)
+        return _line_facts(rows[0]) if rows else None
+
+    def order_line_facts(self, order_id: str) -> list[LineFactsRow]:
+        """What policy needs about every line of an order, in line order (none for an unknown order)."""
+        rows = driver_rows(self.session, ORDER_LINE_FACTS_SQL, (order_id,))
+        return [facts for facts in map(_line_facts, rows) if facts.line_no is not None]
 
     def lines(self, order_id: str) -> list[tuple[int, str, int]]:
         """(line number, product name, quantity) of every line of an order."""
         return [
             (number, name, quantity) for number, name, quantity in driver_rows(self.session, LINES_SQL, (order_id,))
         ]
+
+
+def _line_facts(raw: Sequence[Any]) -> LineFactsRow:
+    """A row of the line-facts statement with the types both drivers agree on."""
+    row = list(raw)
+    row[3] = _moment(row[3]) if row[3] is not None else None
+    if row[7] is not None:
+        row[13], row[14] = bool(row[13]), bool(row[14])
+    return LineFactsRow(*row)

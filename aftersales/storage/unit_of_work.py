@@ -8,6 +8,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from aftersales.storage.database import WRITE
 from aftersales.storage.errors import database_errors, translate
 from aftersales.storage.handles import IdempotencyRepository, QuoteRepository
+from aftersales.storage.listings import ListingRepository
 from aftersales.storage.repositories import OrderRepository, TicketRepository
 from aftersales.storage.tool_calls import ToolCallRepository
 
@@ -25,6 +26,7 @@ class UnitOfWork:
     quotes: QuoteRepository
     idempotency: IdempotencyRepository
     tool_calls: ToolCallRepository
+    listings: ListingRepository
 
     def __init__(self, session_factory: sessionmaker[Session], write: bool = False) -> None:
         self._session_factory = session_factory
@@ -45,6 +47,7 @@ class UnitOfWork:
         self.quotes = QuoteRepository(self.session)
         self.idempotency = IdempotencyRepository(self.session)
         self.tool_calls = ToolCallRepository(self.session)
+        self.listings = ListingRepository(self.session)
         return self
 
     def __exit__(

@@ -113,8 +113,15 @@ def is_broken(schema: dict[str, Any], name: str, arguments: dict[str, Any]) -> b
     return name not in fields or has_unstorable_text(value) or not accepts(fields[name], value)
 
 
+class Catalogue(list[dict[str, Any]]):
+    """The published tools, with a short repr: hypothesis shows the strategy's arguments when it reports."""
+
+    def __repr__(self) -> str:
+        return f"<{len(self)} published tools>"
+
+
 @st.composite
-def bad_calls(draw: st.DrawFn, tools: list[dict[str, Any]]) -> Call:
+def bad_calls(draw: st.DrawFn, tools: Catalogue) -> Call:
     """A call with 1 to 3 fields broken; optional fields are sent or left out at random."""
     tool = draw(st.sampled_from(tools))
     schema = tool["inputSchema"]
@@ -239,7 +246,7 @@ def test_generated_bad_calls_get_argument_errors_and_change_nothing_but_the_audi
         memory = {
             mode: stack.enter_context(portal.wrap_async_context_manager(connect(server, mode))) for mode in REVISIONS
         }
-        tools = [tool.model_dump(by_alias=True) for tool in portal.call(memory["auto"].list_tools).tools]
+        tools = Catalogue(tool.model_dump(by_alias=True) for tool in portal.call(memory["auto"].list_tools).tools)
         raw = {mode: RawHttp(http, http_url, mode) for mode in REVISIONS}
 
         @settings(

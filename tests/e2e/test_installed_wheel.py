@@ -65,7 +65,7 @@ async def test_an_installed_wheel_migrates_seeds_and_serves_from_any_directory(i
     assert {path.name for path in static.iterdir()} >= {"index.html", "demo.js", "render.js", "demo.css"}
 
     assert "(head)" in run([command, "db", "upgrade"], cwd=elsewhere, env=env)
-    assert "400 tickets" in run([command, "seed", "load"], cwd=elsewhere, env=env)
+    assert "403 tickets" in run([command, "seed", "load"], cwd=elsewhere, env=env)
     assert (home / ".local" / "share" / "aftersales" / "aftersales.db").exists()
 
     params = StdioServerParameters(command=str(command), args=["serve", "--stdio"], env=env, cwd=str(elsewhere))

@@ -11,7 +11,9 @@ from mcp_types import INVALID_PARAMS
 
 from aftersales.app import App
 from aftersales.domain.callers import READ
+from aftersales.mcp.resources import TICKET_URI
 from aftersales.mcp.server import build_server
+from aftersales.mcp.surface import ServedSurface
 from aftersales.web.app import create_web_app
 from tests.support.clients import bearer_token, connect, connect_http
 from tests.support.web import serving
@@ -42,27 +44,78 @@ async def refusal(call) -> MCPError:
     return refused.value
 
 
-async def test_an_unknown_prompt_or_resource_is_invalid_params_on_both_revisions(bare_app, connector, mode):
+def tools_only() -> MCPServer:
+    """A tiny server with one tool and the ServedSurface middleware: no prompts, no resources."""
+    server = MCPServer("tools-only")
+
+    @server.tool()
+    def ping() -> str:
+        """Answer pong."""
+        return "pong"
+
+    server.middleware.append(ServedSurface(server))
+    return server
+
+
+async def test_unknown_prompt_or_resource_names_are_invalid_params_naming_what_is_served(bare_app, connector, mode):
     async with connector(build_server(bare_app), mode) as client:
         prompt = await refusal(client.get_prompt("after_sales_policy"))
-        resource = await refusal(client.read_resource("aftersales://policy"))
-    assert (prompt.error.code, resource.error.code) == (INVALID_PARAMS, INVALID_PARAMS)
-    assert prompt.error.message == "Unknown prompt: 'after_sales_policy'. This server has no prompts."
-    assert "aftersales://policy" in resource.error.message
+        resource = await refusal(client.read_resource("aftersales://policies"))
+        template = await refusal(client.read_resource("aftersales://tickets/T-2026-0042/timeline"))
+    assert (prompt.error.code, resource.error.code, template.error.code) == (INVALID_PARAMS,) * 3
+    assert (
+        prompt.error.message
+        == "Unknown prompt: 'after_sales_policy'. The prompts of this server are: after_sales_agent."
+    )
+    assert "aftersales://policies" in resource.error.message
 
 
-async def test_the_server_advertises_tools_but_no_prompts_or_resources_while_it_has_none(bare_app, connector, mode):
+async def test_prompt_arguments_it_does_not_take_are_invalid_params_not_a_fault(bare_app, connector, mode):
+    async with connector(build_server(bare_app), mode) as client:
+        extra = await refusal(client.get_prompt("after_sales_agent", {"customer": "C-00042"}))
+    assert extra.error.code == INVALID_PARAMS
+    assert extra.error.message == (
+        "Prompt 'after_sales_agent' cannot be got with these arguments: it takes no argument 'customer'. "
+        "It takes: customer_id, language."
+    )
+
+
+async def test_a_prompt_argument_left_out_that_is_required_is_invalid_params(bare_app, connector, mode):
+    server = tools_only()
+
+    @server.prompt(name="greet")
+    def greet(name: str) -> str:
+        return f"Hello {name}"
+
+    async with connector(server, mode) as client:
+        missing = await refusal(client.get_prompt("greet", {}))
+    assert missing.error.code == INVALID_PARAMS and "'name' is required" in missing.error.message
+
+
+async def test_the_server_advertises_its_prompt_and_resources_and_lists_exactly_them(bare_app, connector, mode):
     async with connector(build_server(bare_app), mode) as client:
         capabilities = client.server_capabilities
+        prompts = [prompt.name for prompt in (await client.list_prompts()).prompts]
+        resources = [str(resource.uri) for resource in (await client.list_resources()).resources]
+        templates = [t.uri_template for t in (await client.list_resource_templates()).resource_templates]
+    assert capabilities.tools and capabilities.prompts and capabilities.resources
+    assert capabilities.completions is None and capabilities.logging is None
+    assert (prompts, resources, templates) == (["after_sales_agent"], ["aftersales://policy"], [TICKET_URI])
+
+
+async def test_a_server_with_no_prompts_or_resources_advertises_neither(bare_app, connector, mode):
+    async with connector(tools_only(), mode) as client:
+        capabilities = client.server_capabilities
+        prompt = await refusal(client.get_prompt("after_sales_agent"))
         assert (await client.list_tools()).tools
-    assert capabilities.tools is not None
-    assert (capabilities.prompts, capabilities.resources) == (None, None)
+    assert capabilities.tools is not None and (capabilities.prompts, capabilities.resources) == (None, None)
+    assert prompt.error.message == "Unknown prompt: 'after_sales_agent'. This server has no prompts."
 
 
-async def test_registered_prompts_and_resources_are_advertised_and_unknown_names_stay_invalid_params(
+async def test_prompts_and_resources_registered_later_are_advertised_and_unknown_names_stay_invalid_params(
     bare_app, connector, mode
 ):
-    server = build_server(bare_app)
+    server = tools_only()
 
     @server.prompt(name="refund_policy")
     def refund_policy() -> str:

@@ -14,7 +14,15 @@ from tests.support.clients import connect
 
 pytestmark = pytest.mark.anyio
 SNAPSHOT = Path(__file__).parent.parent / "snapshots" / "tools_list.json"
-ORDER = ["after_sales_query_ticket", "after_sales_estimate_refund", "after_sales_create_ticket"]
+ORDER = [
+    "after_sales_query_ticket",
+    "after_sales_estimate_refund",
+    "after_sales_create_ticket",
+    "after_sales_find_orders",
+    "after_sales_get_order",
+    "after_sales_list_tickets",
+    "after_sales_cancel_ticket",
+]
 
 
 async def listed(server, mode: str) -> list[dict]:

@@ -11,8 +11,9 @@ from aftersales.clock import as_utc, now
 from aftersales.domain.enums import ReasonCode, TicketKind, TicketStatus
 from aftersales.domain.policy import KIND_STATUSES
 from aftersales.domain.refunds import LineFacts, compute_refund, paid_minor
-from aftersales.seeding import dataset, loader
+from aftersales.seeding import dataset, generator, loader
 from aftersales.seeding.generator import generate
+from aftersales.services.lines import line_context
 from aftersales.storage.models import Order, Ticket, TicketEvent
 from tests.support import ROOT
 from tests.support.database import row_counts
@@ -28,7 +29,7 @@ def test_loading_the_seed_twice_leaves_every_row_count_unchanged(engine, baselin
 def test_the_baseline_has_the_promised_size(engine):
     sizes = row_counts(engine)
     assert sizes["products"] >= 50 and sizes["categories"] >= 6
-    assert (sizes["customers"], sizes["orders"], sizes["tickets"]) == (300, 1500, 400)
+    assert (sizes["customers"], sizes["orders"], sizes["tickets"]) == (303, 1506, 403)
 
 
 def test_reset_restores_the_baseline_after_changes(engine, baseline):
@@ -135,3 +136,41 @@ def test_seeded_timelines_follow_the_review_policy(baseline):
         must = ticket["status"] in ("under_review", "rejected") or ticket["refund_total_minor"] > 300000 or recent >= 3
         assert (ticket["id"] in reviewed) == must, ticket["id"]
     assert len(reviewed) > sum(t["status"] in ("under_review", "rejected") for t in tickets)
+
+
+def test_the_appended_stories_move_no_row_the_world_had_without_them(baseline, monkeypatch):
+    monkeypatch.setattr(generator, "APPENDED_STORIES", ())
+    without = generate()
+    for name, rows in without.tables.items():
+        if name != "ticket_sequences":
+            assert baseline.tables[name][: len(rows)] == rows, name
+            assert len(baseline.tables[name]) > len(rows) or name in ("categories", "products"), name
+    assert without.stories == {key: baseline.stories[key] for key in without.stories}
+
+
+def test_every_story_names_its_customers_email_and_phone(baseline):
+    customers = {row["id"]: row for row in baseline.tables["customers"]}
+    for key, ids in baseline.stories.items():
+        customer = customers[ids["customer_id"]]
+        assert (ids["email"], ids["phone"]) == (customer["email"], customer["phone"]), key
+    assert all(re.fullmatch(r"\+86 1\d{10}", row["phone"]) for row in customers.values())
+    assert len({row["email"] for row in customers.values()}) == len(customers)
+
+
+def test_the_lookup_stories_hold_what_seed_readme_says(app, stories):
+    email_only = stories["email_only_headphones"]
+    with app.uow() as uow:
+        orders = uow.session.scalars(select(Order).where(Order.customer_id == email_only["customer_id"])).all()
+        assert {o.id for o in orders} == {
+            stories[key]["order_id"]
+            for key in ("email_only_headphones", "email_only_return_under_review", "email_only_drone_in_repair")
+        }
+        assert uow.session.get(Ticket, stories["email_only_return_under_review"]["ticket_id"]).status == "under_review"
+        assert uow.session.get(Ticket, stories["email_only_drone_in_repair"]["ticket_id"]).status == "in_repair"
+        recent, older = (
+            uow.session.get(Order, stories[k]["order_id"]) for k in ("same_product_recent", "same_product_older")
+        )
+        assert recent.customer_id == older.customer_id and recent.lines[0].sku == older.lines[0].sku
+        refunded = line_context(uow, stories["all_units_refunded"]["order_id"], 1)
+    assert refunded.committed_quantity == refunded.facts.quantity and refunded.open_ticket_id is None
+    assert refunded.window_closes is not None and refunded.window_closes > now()

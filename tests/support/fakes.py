@@ -20,6 +20,7 @@ from aftersales.seeding.generator import World
 from aftersales.seeding.loader import shift_for
 from aftersales.storage.errors import Conflict
 from aftersales.storage.repositories import LineFactsRow, TicketDetails
+from tests.support.fake_listings import FakeListings
 
 
 @dataclass
@@ -66,6 +67,7 @@ class FakeUnitOfWork:
         self.orders = FakeOrders(self._work)
         self.quotes = FakeQuotes(self._work)
         self.idempotency = FakeKeys(self._work)
+        self.listings = FakeListings(self._work.rows)
         return self
 
     def __exit__(self, *_: object) -> None:
@@ -137,9 +139,19 @@ class FakeTickets:
                 "updated_at": ticket.created_at,
             }
         )
+        self.record(ticket.id, events)
+
+    def move(self, ticket_id: str, current: TicketStatus, new: TicketStatus, at: datetime) -> bool:
+        ticket = next((t for t in self.rows["tickets"] if t["id"] == ticket_id), None)
+        if ticket is None or ticket["status"] != current.value:
+            return False
+        ticket.update(status=new.value, updated_at=at)
+        return True
+
+    def record(self, ticket_id: str, events: list[TimelineEntry]) -> None:
         top = max((e["id"] for e in self.rows["ticket_events"]), default=0)
         self.rows["ticket_events"].extend(
-            {"id": top + n, "ticket_id": ticket.id, **vars(e)} for n, e in enumerate(events, start=1)
+            {"id": top + n, "ticket_id": ticket_id, **vars(e)} for n, e in enumerate(events, start=1)
         )
 
 
@@ -180,6 +192,10 @@ class FakeOrders:
             committed_quantity=sum(t["quantity"] for t in held),
             open_ticket_id=open_ticket,
         )
+
+    def order_line_facts(self, order_id: str) -> list[LineFactsRow]:
+        numbers = sorted(x["line_no"] for x in self.rows["order_lines"] if x["order_id"] == order_id)
+        return [row for number in numbers if (row := self.line_facts(order_id, number)) is not None]
 
     def lines(self, order_id: str) -> list[tuple[int, str, int]]:
         lines = sorted((x for x in self.rows["order_lines"] if x["order_id"] == order_id), key=lambda x: x["line_no"])

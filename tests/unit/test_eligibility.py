@@ -9,6 +9,7 @@ from aftersales.domain.eligibility import (
     LineContext,
     allowed_refund_methods,
     check_delivered,
+    check_estimate,
     check_quantity,
     check_ticket,
     check_window,
@@ -192,3 +193,20 @@ def test_an_open_ticket_or_no_units_left_refuse_every_kind_as_creation_would():
 def test_an_undelivered_order_allows_nothing():
     pending = replace(laptop(timedelta(days=3)), order_status=OrderStatus.SHIPPED, delivered_at=None)
     assert all("not been delivered" in str(refusal) for refusal in ticket_options(pending, NOW).values())
+
+
+def test_an_estimate_is_refused_for_exactly_what_refuses_a_return_ticket_with_the_same_words():
+    for line in (
+        laptop(timedelta(days=3), "T-2026-0042", committed=1),  # units left, but an open ticket holds the line
+        laptop(timedelta(days=3), "T-2026-0042", committed=LINE.facts.quantity),
+        laptop(timedelta(days=3), committed=LINE.facts.quantity),
+        laptop(timedelta(days=60)),
+        replace(laptop(timedelta(days=3)), order_status=OrderStatus.CANCELLED, delivered_at=None),
+    ):
+        assert refused(check_estimate, line, 1, NOW) == refused(
+            check_ticket, line, TicketKind.RETURN_AND_REFUND, 1, NOW
+        )
+    assert "already has an open ticket, T-2026-0042" in refused(
+        check_estimate, laptop(timedelta(days=3), "T-2026-0042"), 1, NOW
+    )
+    check_estimate(laptop(timedelta(days=3), committed=1), 2, NOW)

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from aftersales.domain.enums import ReasonCode, RefundMethod, TicketKind, TicketStatus
 from aftersales.domain.policy import THRESHOLDS
 from aftersales.domain.refunds import LineFacts
-from aftersales.domain.tickets import TICKET_NUMBER_PATTERN, ticket_number
+from aftersales.domain.tickets import TICKET_NUMBER_PATTERN, WORDS_IN_TIMELINE, customer_words, ticket_number
 from aftersales.seeding.tickets import Plan, SeedLine, build, open_for_days, schedule
 
 DELIVERED = datetime(2025, 12, 1, tzinfo=UTC)
@@ -59,3 +59,9 @@ def test_a_repair_is_open_for_the_warranty_in_whole_months():
 
 def test_every_ticket_number_matches_the_pattern_the_tools_publish():
     assert all(re.match(TICKET_NUMBER_PATTERN, ticket_number(2026, n)) for n in (1, 42, 9999, 10000))
+
+
+def test_a_timeline_quotes_the_customers_words_whole_up_to_its_limit_and_cut_with_an_ellipsis_beyond():
+    fits, longer = "x" * WORDS_IN_TIMELINE, "y" * (WORDS_IN_TIMELINE + 1)
+    assert customer_words(fits) == fits
+    assert customer_words(longer) == "y" * (WORDS_IN_TIMELINE - 3) + "..." and len(customer_words(longer)) == 120

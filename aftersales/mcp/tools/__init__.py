@@ -4,12 +4,20 @@ from mcp.server.mcpserver import MCPServer
 
 from aftersales.app import App
 from aftersales.domain.calls import TOOL_NAMES
-from aftersales.mcp.tools import create_ticket, estimate_refund, query_ticket
+from aftersales.mcp.tools import (
+    cancel_ticket,
+    create_ticket,
+    estimate_refund,
+    find_orders,
+    get_order,
+    list_tickets,
+    query_ticket,
+)
 
 NAMES = TOOL_NAMES  # named in domain.calls, where the audit and the metrics read them too
 
 
 def register(server: MCPServer, app: App) -> None:
     """Add every tool, in the order tools/list shows them (the order of NAMES)."""
-    for module in (query_ticket, estimate_refund, create_ticket):
+    for module in (query_ticket, estimate_refund, create_ticket, find_orders, get_order, list_tickets, cancel_ticket):
         module.register(server, app)

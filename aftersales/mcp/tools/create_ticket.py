@@ -59,7 +59,8 @@ Open an after-sales ticket for one line of a delivered order: refund_only, retur
 Use it once the customer has said what they want and you know the order line; for refunds, call \
 after_sales_estimate_refund first and pass its quote_id to lock the amount the customer was told. Do not use it to \
 check on an existing ticket (after_sales_query_ticket), and do not open a second ticket for a line that has an \
-open one: the server refuses and names the open ticket.
+open one: the server refuses and names the open ticket (if the customer wants that one withdrawn, \
+after_sales_cancel_ticket).
 
 Side effects: creates a ticket and starts the shop's after-sales process (not destructive: nothing is deleted or \
 paid out immediately). Refunds above {review}, or for customers with {policy.review_recent_tickets}+ tickets in \
@@ -74,8 +75,8 @@ confirmation when the refund is above {confirm}. If they decline or cancel, the 
 client cannot show forms, ask the customer for the refund method and pass refund_method, and confirm refunds above \
 {confirm} with them before calling: the ticket's timeline records that the confirmation was left to you.
 
-Usual sequence: after_sales_estimate_refund -> tell the customer -> after_sales_create_ticket -> tell them the \
-ticket number and next step."""
+Usual sequence: after_sales_get_order (which line, which kinds it allows) -> after_sales_estimate_refund -> tell \
+the customer -> after_sales_create_ticket -> tell them the ticket number and next step."""
 
 
 def register(server: MCPServer, app: App) -> None:

@@ -28,8 +28,8 @@ Use it before after_sales_create_ticket whenever money may be refunded (refund_o
 the customer the amount and the policy behind it: the item amount (unit price x quantity less the line's discount \
 share), a restocking fee when the reason is not the shop's fault, the shipping refund when it is, the total, the \
 allowed refund methods and plain-words policy notes. It also tells you when a return is not possible: order not \
-delivered, return window closed (with the date, and whether a warranty repair is still possible), or no units left \
-to return.
+delivered, return window closed (with the date, and whether a warranty repair is still possible), an open ticket \
+already on the line (with its number), or no units left to return.
 
 Do not use it for exchanges or repairs (they refund nothing: call after_sales_create_ticket directly), nor to look \
 up an existing ticket (after_sales_query_ticket).
@@ -38,7 +38,8 @@ It only estimates: it creates no ticket and moves no money. It stores the estima
 {held}, belong to the caller who asked (nobody else can use them), and their quote_id is passed to \
 after_sales_create_ticket to lock the amount. When a quote expires, call this tool again for a fresh one.
 
-Usual sequence: after_sales_estimate_refund -> tell the customer -> after_sales_create_ticket with quote_id."""
+Usual sequence: after_sales_get_order (which line, and whether a refund is possible) -> after_sales_estimate_refund \
+-> tell the customer -> after_sales_create_ticket with quote_id."""
 
 
 def register(server: MCPServer, app: App) -> None:

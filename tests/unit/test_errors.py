@@ -1,0 +1,26 @@
+"""mcp/errors.py: domain errors where the protocol has no isError result become JSON-RPC errors a host can act on."""
+
+from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
+
+from aftersales.domain.errors import NotFound, PermissionDenied, RuleViolation, ServiceUnavailable
+from aftersales.mcp.errors import protocol_error
+
+
+def test_an_error_the_caller_can_fix_is_invalid_params_with_its_three_part_message_and_kind():
+    for error in (
+        NotFound("No ticket numbered T-2026-9999 exists.", "Numbers come from creation.", "Ask the customer."),
+        RuleViolation("Ticket T-2026-0042 is closed.", "Closed tickets stay closed.", "Do not retry."),
+        PermissionDenied("No scope.", "Needs tickets:read.", "Ask the operator."),
+    ):
+        mapped = protocol_error(error).error
+        assert (mapped.code, mapped.message, mapped.data) == (
+            INVALID_PARAMS,
+            str(error),
+            {"aftersales/error": error.kind},
+        )
+
+
+def test_a_retryable_error_is_an_internal_error_that_says_when_to_retry():
+    mapped = protocol_error(ServiceUnavailable()).error
+    assert mapped.code == INTERNAL_ERROR and "Retry the same call" in mapped.message
+    assert mapped.data == {"aftersales/error": "unavailable", "aftersales/retryAfterSeconds": 5.0}
