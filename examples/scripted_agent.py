@@ -116,6 +116,11 @@ class ScriptedAgent:
             reply = self.call("after_sales_query_ticket", {"ticket_id": self.knows["ticket_id"]})
             return reply.text if reply.error else f"Ticket {reply.data['ticket_id']}: {reply.data['next_step']}"
         if action == "cancel_ticket":
+            if "ticket_id" not in self.knows:
+                found = self.find_ticket()
+                if found is None:
+                    return "I could not find that ticket; could you give me its number?"
+                self.knows["ticket_id"] = found
             arguments = {
                 "ticket_id": self.knows["ticket_id"],
                 "reason": self.wants["description"],
@@ -124,6 +129,16 @@ class ScriptedAgent:
             reply = self.call("after_sales_cancel_ticket", arguments)
             return reply.text if reply.error or reply.data is None else str(reply.data.get("next_step", reply.text))
         return self.open_ticket()
+
+    def find_ticket(self) -> str | None:
+        """The newest ticket of the order holding the product the customer names, found by their email."""
+        found = self.call("after_sales_find_orders", {"email": self.knows["email"]})
+        for order in (found.data or {}).get("orders", []):
+            if self.knows.get("product", "") in order.get("items", ""):
+                listed = self.call("after_sales_list_tickets", {"order_id": order["order_id"]})
+                for ticket in (listed.data or {}).get("tickets", []):
+                    return str(ticket["ticket_id"])
+        return None
 
     def find_line(self) -> tuple[str, int] | None:
         """The order and line the customer means: as they told us, or looked up by their email."""
