@@ -136,13 +136,17 @@ def test_each_deliberate_mistake_fails_the_tasks_it_should_with_the_part_named(t
     assert failures == caught
 
 
-def test_the_do_nothing_agent_fails_every_change_task_and_passes_only_no_change_ones(tmp_path: Path):
-    code, report = run(tmp_path, NOTHING)
+def test_the_do_nothing_agent_fails_every_change_task_of_the_shipped_set_and_passes_only_no_change_ones(
+    tmp_path: Path,
+):
+    everything = [task.id for task in load()]
+    code, report = run(tmp_path, NOTHING, tasks=everything)
     assert code == 1
-    change = {task.id for task in load(",".join(TASKS)) if expects_change(task.expected)}
+    change = {task.id for task in load() if expects_change(task.expected)}
     passed = {task["id"] for task in report["tasks"] if task["passed"]}
-    assert change and not passed & change
-    assert passed == {"repair-rc-car-out-of-warranty"}  # the no-change tasks without a call the agent must make
+    assert len(change) >= 20 and not passed & change
+    # The no-change tasks it passes are those with no call the agent must make.
+    assert "repair-rc-car-out-of-warranty" in passed and "status-rejected" not in passed
 
 
 def test_an_agent_that_runs_out_of_time_is_stopped_and_fails_as_the_agent(tmp_path: Path):
