@@ -178,12 +178,12 @@ def test_seed_reset_of_the_default_world_leaves_the_registry_of_worlds_alone(wor
     assert worlds.get(made.id).id == made.id
 
 
-def test_a_world_counts_as_used_when_entered_and_its_engine_closes_when_idle(worlds):
+def test_a_world_counts_as_used_when_entered_and_its_engine_closes_when_idle(worlds, baseline):
     worlds.settings = worlds.settings.model_copy(update={"worlds_engine_idle": timedelta(seconds=30)})
     with freeze_time("2026-11-30 08:00"):
         world = worlds.create(at=PINNED)
     with freeze_time("2026-11-30 10:00"), worlds.entered(world.id), worlds.unit_of_work(world.id) as uow:
-        assert uow.session.scalar(select(func.count()).select_from(Ticket)) == 400
+        assert uow.session.scalar(select(func.count()).select_from(Ticket)) == len(baseline.tables["tickets"])
     assert worlds.get(world.id).last_used_at == datetime(2026, 11, 30, 10, 0, tzinfo=UTC)
     assert worlds.engines.open_places() == [world.location]
 
