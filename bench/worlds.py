@@ -3,6 +3,10 @@
 Targets (issue #13): fork of a world made from the baseline <= 50 ms median on SQLite and <= 500 ms on
 PostgreSQL; reset the same; a world from a 100,000-ticket generated database, once its template exists, <= 1 s.
 PostgreSQL is AFTERSALES_BENCH_POSTGRES_URL (a role with CREATEDB), or a throwaway server like the tests'.
+
+The results carry a `worlds` object, `{backend: {"fork_ms_p50", "reset_ms_p50", "large_create_ms_p50"}}` with
+the project's one percentile (nearest rank, domain.calls.percentile): the shape `make bench` folds into
+results/latest.json (`worlds_summary`).
 """
 
 import argparse
@@ -22,6 +26,7 @@ from sqlalchemy import text
 from sqlalchemy.engine import make_url
 
 from aftersales.clock import now
+from aftersales.domain.calls import percentile
 from aftersales.seeding import bulk
 from aftersales.settings import Settings
 from aftersales.storage import migrate
@@ -47,7 +52,24 @@ def timed(action: Callable[[], Any], repeat: int, between: Callable[[Any], None]
 
 
 def summary(times: list[float]) -> dict[str, float]:
-    return {"median_ms": round(statistics.median(times), 1), "min_ms": round(min(times), 1), "runs": len(times)}
+    return {
+        "median_ms": round(statistics.median(times), 1),
+        "p50_ms": round(percentile(times, 0.5), 1),
+        "min_ms": round(min(times), 1),
+        "runs": len(times),
+    }
+
+
+def worlds_summary(backends: dict[str, dict[str, Any]]) -> dict[str, dict[str, float]]:
+    """Per backend, the p50 of each measured operation: what results/latest.json keeps under `worlds`."""
+    return {
+        backend: {
+            "fork_ms_p50": row["fork_baseline"]["p50_ms"],
+            "reset_ms_p50": row["reset_baseline"]["p50_ms"],
+            "large_create_ms_p50": row["large_create"]["p50_ms"],
+        }
+        for backend, row in backends.items()
+    }
 
 
 @contextmanager
@@ -182,6 +204,7 @@ def main() -> int:
         with postgres_server() as server:
             print("postgresql ...", flush=True)
             result["backends"]["postgresql"] = measure("postgresql", args, server)
+    result["worlds"] = worlds_summary(result["backends"])
     args.out.write_text(json.dumps(result, indent=2) + "\n")
     report(result, args.tickets)
     print(f"\nfull results: {args.out}")

@@ -1,11 +1,13 @@
 """The trace of a world: every tools/call made in it, written before the answer leaves the server.
 
-The entry is written on a worker thread while the response waits, so a trace read after a call returned holds
-that call: nothing is batched, nothing dropped. Questions asked mid-call are taken from what crosses the wire:
-on 2026-07-28 the `input_required` result and the retry's `inputResponses`; on 2025-11-25 each
-`elicitation/create` the tool sends, seen through the request's session, which this middleware hands on wrapped.
-A world may answer its own forms (a FormAnswerer, the seam for a scripted customer): its answers never reach the
-client and are marked `answered_by: "script"`. Requests outside a world are not traced.
+The middleware runs first, before the SDK's own (the requestState boundary among them), so it sees each call as
+it crossed the wire, a refused requestState included. The entry is written on a worker thread while the response
+waits, so a trace read after a call returned holds that call: nothing is batched, nothing dropped. Questions
+asked mid-call are taken from what crosses the wire: on 2026-07-28 the `input_required` result and the retry's
+`inputResponses`; on 2025-11-25 each `elicitation/create` the tool sends, seen through the request's session,
+which this middleware hands on wrapped. A world may answer its own forms (a FormAnswerer, the seam for a scripted
+customer): its answers never reach the client and are marked `answered_by: "script"`. Requests outside a world
+are not traced.
 """
 
 import logging
@@ -39,7 +41,7 @@ Append = Callable[[World, Draft], object]
 
 
 class CallTracer:
-    """Tool middleware, outermost after the surface: trace each tools/call made in a world."""
+    """The outermost server middleware: trace each tools/call made in a world."""
 
     def __init__(self, append: Append, answerer: FormAnswerer | None = None) -> None:
         self._append, self._answerer = append, answerer

@@ -17,7 +17,7 @@ import anyio
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Mount, Route
 
 from aftersales.app import App
 from aftersales.clock import now
@@ -41,21 +41,21 @@ HOW_TO = (
 )
 
 
-def admin_routes(app: App) -> list[Route]:
-    """The admin API's routes."""
+def admin_routes(app: App) -> list[BaseRoute]:
+    """The admin API's routes: the collection, and each world's operations mounted under it."""
     admin = WorldsAdmin(app)
-    return [
-        Route(PREFIX, admin.collection, methods=["GET", "POST"]),
-        Route(PREFIX + "/{world_id}", admin.one, methods=["GET", "DELETE"]),
-        Route(PREFIX + "/{world_id}/fork", admin.fork, methods=["POST"]),
-        Route(PREFIX + "/{world_id}/reset", admin.reset, methods=["POST"]),
-        Route(PREFIX + "/{world_id}/clock", admin.clock, methods=["POST"]),
-        Route(PREFIX + "/{world_id}/tokens", admin.tokens, methods=["POST"]),
-        Route(PREFIX + "/{world_id}/snapshot", admin.snapshot, methods=["GET"]),
-        Route(PREFIX + "/{world_id}/hash", admin.hash, methods=["GET"]),
-        Route(PREFIX + "/{world_id}/diff", admin.diff, methods=["GET", "POST"]),
-        Route(PREFIX + "/{world_id}/trace", admin.trace, methods=["GET"]),
+    one_world = [
+        Route("/{world_id}", admin.one, methods=["GET", "DELETE"]),
+        Route("/{world_id}/fork", admin.fork, methods=["POST"]),
+        Route("/{world_id}/reset", admin.reset, methods=["POST"]),
+        Route("/{world_id}/clock", admin.clock, methods=["POST"]),
+        Route("/{world_id}/tokens", admin.tokens, methods=["POST"]),
+        Route("/{world_id}/snapshot", admin.snapshot, methods=["GET"]),
+        Route("/{world_id}/hash", admin.hash, methods=["GET"]),
+        Route("/{world_id}/diff", admin.diff, methods=["GET", "POST"]),
+        Route("/{world_id}/trace", admin.trace, methods=["GET"]),
     ]
+    return [Route(PREFIX, admin.collection, methods=["GET", "POST"]), Mount(PREFIX, routes=one_world)]
 
 
 class WorldsAdmin:

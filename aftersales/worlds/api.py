@@ -7,6 +7,7 @@ of a body and every answer's shape is here, so the CLI and the HTTP API stay the
 import re
 from collections.abc import Mapping
 from datetime import date, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 from aftersales.clock import wall
@@ -14,7 +15,7 @@ from aftersales.domain.callers import ALL_SCOPES
 from aftersales.durations import parse_duration
 from aftersales.worlds import inspect
 from aftersales.worlds.errors import WorldRequestError
-from aftersales.worlds.model import ADMIN_SCOPE, World, parse_instant
+from aftersales.worlds.model import ADMIN_SCOPE, CLOCK_MODES, World, parse_instant
 from aftersales.worlds.service import ID_PATTERN, Worlds
 
 CALLER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,63}$")  # as `aftersales token issue --caller` accepts
@@ -27,14 +28,14 @@ def create(worlds: Worlds, body: Mapping[str, Any], mcp_url: str) -> dict[str, A
     """A new world, and a token bound to it."""
     _only(body, CREATE_FIELDS)
     caller, scopes, ttl = _claims(body)
-    day = _text(body, "dataset_day")
+    day, clock_mode, at = _text(body, "dataset_day"), *_clock(body)
     world = worlds.create(
-        source=_text(body, "from") or "baseline",
-        clock_mode=_text(body, "clock"),
-        at=_instant(body, "at"),
+        source=_source(body),
+        clock_mode=clock_mode,
+        at=at,
         deterministic=_flag(body, "deterministic"),
         seed=_integer(body, "seed"),
-        world_id=_text(body, "id"),
+        world_id=_id(body),
         dataset_day=_day(day) if day is not None else None,
     )
     return _made(worlds, world, caller, scopes, ttl, mcp_url)
@@ -44,13 +45,14 @@ def fork(worlds: Worlds, world_id: str, body: Mapping[str, Any], mcp_url: str) -
     """A new world holding another's current state, and a token bound to it."""
     _only(body, CREATE_FIELDS - {"from", "dataset_day"})
     caller, scopes, ttl = _claims(body)
+    clock_mode, at = _clock(body)
     world = worlds.fork(
         world_id,
-        clock_mode=_text(body, "clock"),
-        at=_instant(body, "at"),
+        clock_mode=clock_mode,
+        at=at,
         deterministic=_flag(body, "deterministic"),
         seed=_integer(body, "seed"),
-        world_id=_text(body, "id"),
+        world_id=_id(body),
     )
     return _made(worlds, world, caller, scopes, ttl, mcp_url)
 
@@ -156,6 +158,44 @@ def _claims(body: Mapping[str, Any]) -> tuple[str, list[str], timedelta]:
     return caller, scopes, ttl
 
 
+def _clock(body: Mapping[str, Any]) -> tuple[str | None, datetime | None]:
+    """ "clock" and "at", in the words of the API (the service's own messages name the command line's options)."""
+    mode, at = _text(body, "clock"), _instant(body, "at")
+    if mode is not None and mode not in CLOCK_MODES:
+        raise _refuse("clock", mode, f"one of {', '.join(CLOCK_MODES)}", '"frozen"')
+    if mode == "real" and at is not None:
+        raise WorldRequestError(
+            '"at" was given with "clock": "real".',
+            "A real clock shows the wall clock; only frozen and offset clocks start at a chosen time.",
+            'Leave "at" out, or choose "clock": "frozen" or "offset".',
+        )
+    if mode == "offset" and at is None:
+        raise WorldRequestError(
+            '"clock": "offset" was given without "at".',
+            "An offset clock runs like the wall clock from a chosen start time.",
+            'Add "at" with the start time, for example "at": "2026-12-01T09:00:00Z".',
+        )
+    return mode, at
+
+
+def _id(body: Mapping[str, Any]) -> str | None:
+    chosen = _text(body, "id")
+    if chosen is not None and not ID_PATTERN.match(chosen):
+        raise _refuse("id", chosen, "a world id (1-24 lowercase letters, digits and hyphens)", '"episode-1"')
+    return chosen
+
+
+def _source(body: Mapping[str, Any]) -> str:
+    source = _text(body, "from") or "baseline"
+    if source != "baseline" and "://" not in source and not Path(source).expanduser().is_file():
+        raise WorldRequestError(
+            f'"from" {source!r} names no file on the server.',
+            'A world comes from "baseline", a dataset file or a generated database on the server, or a database URL.',
+            'Check the path (it is read on the server), or leave "from" out for the baseline.',
+        )
+    return source
+
+
 def _only(body: Mapping[str, Any], allowed: set[str]) -> None:
     unknown = sorted(set(body) - allowed)
     if unknown:
@@ -195,7 +235,12 @@ def _integer(body: Mapping[str, Any], name: str) -> int | None:
 
 def _instant(body: Mapping[str, Any], name: str) -> datetime | None:
     text = _text(body, name)
-    return None if text is None else parse_instant(text)
+    if text is None:
+        return None
+    try:
+        return parse_instant(text)
+    except WorldRequestError:
+        raise _refuse(name, text, "an ISO 8601 time", '"2026-12-01T09:00:00Z"') from None
 
 
 def _day(text: str) -> date:

@@ -250,7 +250,7 @@ class Worlds:
         return ready
 
     def _clear_trace(self, place: Place) -> None:
-        engine = make_engine(self.places.url(place), poolclass=NullPool)
+        engine = make_engine(self.places.url(place), wal=False, poolclass=NullPool)  # a fresh copy: keep its journal
         try:
             trace_store.clear(engine)
         finally:

@@ -90,6 +90,8 @@ async def test_a_round_or_a_session_opened_in_one_world_is_refused_in_another(se
         with pytest.raises(MCPError) as refused:
             await second_round(client.session, CREATE, arguments, asked)
     assert refused.value.error.code == -32602
+    [traced] = second.trace()  # the SDK refused the round, and the second world's trace still shows the call
+    assert (traced["tool"], traced["outcome"], traced["error"]["code"]) == (CREATE, "protocol_error", -32602)
     async with httpx.AsyncClient() as http:
         url = f"{served_worlds.url}/mcp"
         opened = await http.post(url, json=INITIALIZE, headers=ACCEPT | {"Authorization": f"Bearer {first.token}"})
