@@ -5,7 +5,7 @@ ids, trace). The URL /worlds/<id>/mcp only picks the App built with the trial's 
 """
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from starlette.applications import Starlette
@@ -36,7 +36,6 @@ class Router:
     """ASGI: /worlds/<id>/mcp to the web app serving that world's settings, as /mcp; anything else is 404."""
 
     served_for: Callable[[str], Served | None]
-    known: dict[str, Served] = field(default_factory=dict)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Route one request."""

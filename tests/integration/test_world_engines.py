@@ -33,11 +33,11 @@ def use(engines: WorldEngines, place) -> int:
         return int(session.scalar(select(func.count()).select_from(Customer)))
 
 
-def test_a_world_engine_opens_on_use_and_closes_after_the_idle_time(worlds):
+def test_a_world_engine_opens_on_use_and_closes_after_the_idle_time(worlds, baseline):
     world = worlds.create(at=PINNED)
     clock = Ticking()
     engines = WorldEngines(worlds.places, worlds.settings, clock=clock)
-    assert use(engines, world.location) == 300
+    assert use(engines, world.location) == len(baseline.tables["customers"])
     assert connections_to(worlds, engines, world.location) == 1
     clock.now += worlds.settings.worlds_engine_idle.total_seconds() - 1
     assert engines.sweep() == []
@@ -59,7 +59,7 @@ def test_past_the_bound_the_least_recently_used_world_engine_is_closed(worlds):
     assert connections_to(worlds, engines, first.location) == 0
 
 
-def test_a_world_engine_with_a_call_in_progress_is_never_closed_by_the_cache(worlds):
+def test_a_world_engine_with_a_call_in_progress_is_never_closed_by_the_cache(worlds, baseline):
     worlds.settings = worlds.settings.model_copy(update={"worlds_open_engines": 1})
     busy, other = worlds.create(at=PINNED), worlds.create(at=PINNED)
     clock = Ticking()
@@ -70,6 +70,6 @@ def test_a_world_engine_with_a_call_in_progress_is_never_closed_by_the_cache(wor
         use(engines, other.location)
         assert engines.sweep() == []
         assert engines.open_places() == [busy.location, other.location]
-    assert use(engines, other.location) == 300
+    assert use(engines, other.location) == len(baseline.tables["customers"])
     assert engines.open_places() == [other.location]
     engines.close_all()

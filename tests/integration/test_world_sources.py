@@ -50,15 +50,15 @@ def test_sources_that_cannot_be_copied_are_refused_with_what_to_do(worlds, tmp_p
     assert worlds.all() == []
 
 
-def test_a_world_in_use_elsewhere_is_forked_and_its_idle_connections_keep_working(worlds, monkeypatch):
+def test_a_world_in_use_elsewhere_is_forked_and_its_idle_connections_keep_working(worlds, monkeypatch, baseline):
     source = worlds.create(at=PINNED)
     elsewhere = make_engine(worlds.places.url(source.location))  # another replica's pool on the same world
     try:
         with elsewhere.connect() as connection:
-            assert connection.scalar(select(func.count()).select_from(Customer)) == 300
+            assert connection.scalar(select(func.count()).select_from(Customer)) == len(baseline.tables["customers"])
         fork = worlds.fork(source.id)
         with elsewhere.connect() as connection:  # PostgreSQL ended the idle one; the pool reconnects
-            assert connection.scalar(select(func.count()).select_from(Customer)) == 300
+            assert connection.scalar(select(func.count()).select_from(Customer)) == len(baseline.tables["customers"])
         monkeypatch.setattr(postgres, "WAIT_FOR_SOURCE", 0.3)
         with elsewhere.connect() as connection, connection.begin():
             connection.execute(select(func.count()).select_from(Customer))  # a call still running there
