@@ -101,6 +101,7 @@ async def test_the_server_advertises_its_prompt_and_resources_and_lists_exactly_
         templates = [t.uri_template for t in (await client.list_resource_templates()).resource_templates]
     assert capabilities.tools and capabilities.prompts and capabilities.resources
     assert capabilities.completions is None and capabilities.logging is None
+    assert capabilities.resources.subscribe is False  # no resource sends updates, on either revision
     assert (prompts, resources, templates) == (["after_sales_agent"], ["aftersales://policy"], [TICKET_URI, ORDER_URI])
 
 
