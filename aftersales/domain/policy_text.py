@@ -128,6 +128,8 @@ def _units() -> str:
     closed = [s.value for s in TicketStatus if not s.is_open and not any(holds_units(k, s) for k in TicketKind)]
     return (
         "## Which tickets an order line allows\n\n"
+        "after_sales_get_order shows, for every line of an order, which kinds of ticket it allows today, how many "
+        "units a new ticket may cover, and why each other kind is not possible, by these rules:\n\n"
         "- After-sales service starts once the order is delivered; a cancelled order has nothing to return.\n"
         "- An order line has at most one open ticket at a time; ask about the open one instead of opening another.\n"
         "- A ticket covers up to the units of the line that no other ticket holds. Open tickets hold their units, "

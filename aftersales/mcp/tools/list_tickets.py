@@ -32,7 +32,7 @@ it for older tickets. A cursor is only a position in that one listing: nothing i
 An unknown order number is an error; a customer_id without tickets gives an empty list.
 
 Usual sequence: after_sales_find_orders -> after_sales_list_tickets with its customer_id -> \
-after_sales_query_ticket for the ticket the customer means."""
+after_sales_query_ticket for the ticket the customer means, or after_sales_cancel_ticket when they withdraw it."""
 
 
 def register(server: MCPServer, app: App) -> None:
