@@ -88,7 +88,8 @@ def _fault() -> str:
     return (
         "## Whose fault it is, and shipping\n\n"
         f"- The shop is at fault when the reason is {_words(at_fault, 'or')}: no restocking fee, and the order's "
-        "shipping fee is refunded in proportion to the goods returned.\n"
+        "shipping fee is refunded in proportion to the goods returned (an order that shipped free has none to "
+        "refund).\n"
         f"- When the reason is {_words(not_at_fault, 'or')}: the category's restocking fee applies and shipping is "
         "not refunded.\n"
         "- The item amount is the unit price times the quantity, less the line's discount shared per unit and "

@@ -1,5 +1,7 @@
 """The audit through the real MCP client: arguments kept redacted and cut, and hostile calls never silence it."""
 
+import base64
+import hashlib
 import json
 import re
 from collections.abc import AsyncIterator
@@ -113,6 +115,20 @@ async def test_the_audit_keeps_that_orders_were_looked_up_but_not_the_email_or_p
         stored = " ".join(uow.session.scalars(select(ToolCall.arguments)))
     national = story["phone"].removeprefix("+86 ")
     assert [found for found in (story["email"], national, "nobody@example.com") if found in stored] == []
+
+
+async def test_a_cursor_the_audit_keeps_does_not_confirm_a_guessed_email(app, server, mode, stories):
+    email = stories["email_only_headphones"]["email"]
+    async with connect(server, mode) as client:
+        first = await client.call_tool(FIND, {"email": email, "limit": 1})
+        cursor = first.structured_content["next_cursor"]
+        second = await client.call_tool(FIND, {"email": email, "limit": 1, "cursor": cursor})
+    assert not second.is_error and second.structured_content["orders"]
+    [kept] = [json.loads(r.arguments)["cursor"] for r in recorded(app) if "cursor" in json.loads(r.arguments)]
+    fingerprint = json.loads(base64.urlsafe_b64decode(kept + "=" * (-len(kept) % 4)))["l"]
+    # What a reader of the audit who guesses the email would compute without the server's key.
+    guessed = hashlib.sha256(f"{FIND}\nemail:{email}".encode()).hexdigest()[:16]
+    assert kept == cursor and fingerprint != guessed
 
 
 async def test_audit_writer_keeps_running_after_a_lone_surrogate(app, server, mode, stories):
