@@ -40,8 +40,12 @@ class Settings(BaseSettings):
     db_statement_timeout: Duration = Field(default=timedelta(seconds=15), description="PostgreSQL statement limit.")
     allowed_hosts: str = Field(default="", description="Comma-separated Host headers accepted off loopback.")
     allowed_origins: str = Field(default="", description="Comma-separated Origin headers accepted off loopback.")
-    rate_read_per_minute: int = Field(default=600, ge=1, description="Read tool calls a caller may make a minute.")
-    rate_read_burst: int = Field(default=60, ge=1, description="Read tool calls a caller may make at once.")
+    rate_read_per_minute: int = Field(
+        default=600, ge=1, description="Reads (tools, resources by id) a caller may make a minute."
+    )
+    rate_read_burst: int = Field(
+        default=60, ge=1, description="Reads (tools, resources by id) a caller may make at once."
+    )
     rate_write_per_minute: int = Field(default=60, ge=1, description="Write tool calls a caller may make a minute.")
     rate_write_burst: int = Field(default=20, ge=1, description="Write tool calls a caller may make at once.")
     audit_retention: Duration = Field(default=timedelta(days=30), description="How long tool-call records are kept.")

@@ -172,7 +172,10 @@ def policy_notes(line: LineContext, reason: ReasonCode, breakdown: Breakdown) ->
             f"A restocking fee of {percent:g}% ({format_money(breakdown.restocking_fee_minor, line.currency)}) "
             f"applies because the reason ({reason}) is not a fault of the shop."
         )
-    if seller_at_fault(reason):
+    if not line.facts.shipping_fee_minor:
+        # Whoever is at fault, free shipping leaves nothing to refund; saying it is refunded would promise money.
+        notes.append("The order had no shipping fee, so there is no shipping to refund.")
+    elif seller_at_fault(reason):
         notes.append(f"Shipping is refunded in proportion because the reason ({reason}) is the shop's fault.")
     else:
         notes.append("Shipping is not refunded when the shop is not at fault.")

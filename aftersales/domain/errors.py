@@ -21,6 +21,7 @@ class AfterSalesError(Exception):
 
     kind = "error"
     retryable = False
+    server_fault = False  # the server could not answer, whatever the caller sends
 
     def __init__(self, what: str, rule: str, next_step: str) -> None:
         self.what, self.rule, self.next_step = what, rule, next_step
@@ -72,6 +73,7 @@ class ServiceUnavailable(Retryable):
     """The database is unreachable; the call changed nothing."""
 
     kind = "unavailable"
+    server_fault = True
 
     def __init__(self) -> None:
         super().__init__(

@@ -4,13 +4,17 @@ A cursor is a position, not a handle: it holds the time and id of the last row a
 the listing it came from (which tool's list, whose rows), so it cannot be used for another search. Nothing is
 stored for it and it never expires; the query is scoped as always, so an edited cursor can only move within the
 rows the search may show.
+
+The fingerprint is an HMAC under a server secret (CursorKeys), not a bare hash: cursors reach clients, logs and the
+audit, and a bare hash of "email:ann@example.com" would let anyone who guesses an email confirm it.
 """
 
 import base64
 import binascii
 import hashlib
+import hmac
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TypeVar
@@ -21,7 +25,7 @@ from aftersales.domain.errors import InvalidArguments
 DEFAULT_LIMIT = 10
 MAX_LIMIT = 50
 CURSOR_PATTERN = r"^[A-Za-z0-9_-]{16,400}$"  # unpadded URL-safe base64, as encode_cursor writes it
-VERSION = 1
+VERSION = 2  # 1 carried an unkeyed digest; such cursors now read as not issued here
 T = TypeVar("T")
 
 
@@ -40,10 +44,23 @@ class Listing:
     tool: str
     scope: str
 
-    @property
-    def fingerprint(self) -> str:
-        """A digest of the listing, so a cursor carries neither the tool's scope nor anyone's email in clear."""
-        return hashlib.sha256(f"{self.tool}\n{self.scope}".encode()).hexdigest()[:16]
+    def fingerprint(self, key: bytes) -> str:
+        """A keyed digest of the listing: no scope in clear, and no guessed email can be tested against it."""
+        return hmac.new(key, f"{self.tool}\n{self.scope}".encode(), hashlib.sha256).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class CursorKeys:
+    """The keys of cursor fingerprints: the first signs new cursors, every one is accepted (rotation, replicas)."""
+
+    keys: tuple[bytes, ...]
+
+    @classmethod
+    def derive(cls, secrets: Sequence[str]) -> "CursorKeys":
+        """One cursor key per server secret, in the same order, derived so no secret is used raw for two purposes."""
+        return cls(
+            tuple(hmac.new(s.encode(), b"aftersales cursor fingerprint", hashlib.sha256).digest() for s in secrets)
+        )
 
 
 def cut(rows: list[T], limit: int, position: Callable[[T], Position]) -> tuple[list[T], Position | None]:
@@ -52,15 +69,20 @@ def cut(rows: list[T], limit: int, position: Callable[[T], Position]) -> tuple[l
     return page, (position(page[-1]) if len(rows) > limit else None)
 
 
-def encode_cursor(listing: Listing, position: Position) -> str:
-    """The cursor that continues `listing` after `position`."""
-    payload = {"v": VERSION, "l": listing.fingerprint, "at": as_utc(position.at).isoformat(), "id": position.id}
+def encode_cursor(listing: Listing, position: Position, keys: CursorKeys) -> str:
+    """The cursor that continues `listing` after `position`, fingerprinted with the first key."""
+    fingerprint = listing.fingerprint(keys.keys[0])
+    payload = {"v": VERSION, "l": fingerprint, "at": as_utc(position.at).isoformat(), "id": position.id}
     raw = json.dumps(payload, separators=(",", ":")).encode()
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
-def decode_cursor(listing: Listing, cursor: str) -> Position:
-    """The position a cursor of `listing` marks; a cursor that cannot be read, or is another listing's, is refused."""
+def decode_cursor(listing: Listing, cursor: str, keys: CursorKeys) -> Position:
+    """The position a cursor of `listing` marks; a cursor that cannot be read, or is another listing's, is refused.
+
+    Any key of the ring verifies, so a new first key breaks no cursor; one made under a key since dropped reads as
+    another search's (its page is lost, and the message says to start again).
+    """
     payload = _payload(cursor)
     if payload is None:
         raise InvalidArguments(
@@ -68,7 +90,7 @@ def decode_cursor(listing: Listing, cursor: str) -> Position:
             "A cursor is the next_cursor of an earlier page of the same search, passed back unchanged.",
             "Call again without cursor to start from the first page, or pass next_cursor exactly as it was returned.",
         )
-    if payload["l"] != listing.fingerprint:
+    if not any(hmac.compare_digest(payload["l"], listing.fingerprint(key)) for key in keys.keys):
         raise InvalidArguments(
             f'cursor "{_short(cursor)}" belongs to another search.',
             f"A cursor continues only the search that returned it: {listing.tool} with the same customer or order.",
@@ -97,8 +119,10 @@ def _short(text: str) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-# What a cursor looks like: one that continues a search by the email of customer C-00001 (seed/README.md).
+# What a cursor looks like: one that continues a search by the email of customer C-00001 (seed/README.md), keyed
+# with a made-up key, so it shows the form without continuing anything on a real server.
 CURSOR_EXAMPLE = encode_cursor(
     Listing("after_sales_find_orders", "email:qiang.guo.1@example.com"),
     Position(datetime(2026, 11, 23, 18, tzinfo=UTC), "O-2026-001423"),
+    CursorKeys.derive(["an example key, used by no server"]),
 )

@@ -88,7 +88,8 @@ def _fault() -> str:
     return (
         "## Whose fault it is, and shipping\n\n"
         f"- The shop is at fault when the reason is {_words(at_fault, 'or')}: no restocking fee, and the order's "
-        "shipping fee is refunded in proportion to the goods returned.\n"
+        "shipping fee is refunded in proportion to the goods returned (an order that shipped free has none to "
+        "refund).\n"
         f"- When the reason is {_words(not_at_fault, 'or')}: the category's restocking fee applies and shipping is "
         "not refunded.\n"
         "- The item amount is the unit price times the quantity, less the line's discount shared per unit and "
@@ -128,6 +129,8 @@ def _units() -> str:
     closed = [s.value for s in TicketStatus if not s.is_open and not any(holds_units(k, s) for k in TicketKind)]
     return (
         "## Which tickets an order line allows\n\n"
+        "after_sales_get_order shows, for every line of an order, which kinds of ticket it allows today, how many "
+        "units a new ticket may cover, and why each other kind is not possible, by these rules:\n\n"
         "- After-sales service starts once the order is delivered; a cancelled order has nothing to return.\n"
         "- An order line has at most one open ticket at a time; ask about the open one instead of opening another.\n"
         "- A ticket covers up to the units of the line that no other ticket holds. Open tickets hold their units, "

@@ -28,6 +28,17 @@ def stage_of(kind: TicketKind, status: TicketStatus) -> Stage:
     }[status]
 
 
+def next_step_due(kind: TicketKind, status: TicketStatus, status_since: datetime) -> datetime | None:
+    """When the next step of a ticket in `status` since `status_since` is due; None once the ticket is closed."""
+    if not status.is_open:
+        return None
+    due = as_utc(status_since) + STATUS_SLA[status]
+    if status is TicketStatus.APPROVED and kind is not TicketKind.REFUND_ONLY:
+        # An approved ticket's label goes out first; the 14 days to ship run from then.
+        due += STATUS_SLA[TicketStatus.AWAITING_RETURN]
+    return due
+
+
 def next_step(
     kind: TicketKind,
     status: TicketStatus,
@@ -36,24 +47,20 @@ def next_step(
     refund_method: RefundMethod | None,
 ) -> str:
     """The next thing that happens and by when, in plain words."""
-    if not status.is_open:
+    due_at = next_step_due(kind, status, status_since)
+    if due_at is None:
         return {
             TicketStatus.COMPLETED: "Nothing more to do: the ticket is completed.",
             TicketStatus.REJECTED: "Nothing more to do: the request was rejected; see the timeline for the reason.",
             TicketStatus.CANCELLED: "Nothing more to do: the ticket was cancelled.",
         }[status]
-    due = (as_utc(status_since) + STATUS_SLA[status]).strftime("%Y-%m-%d")
+    due = due_at.strftime("%Y-%m-%d")
     money = f"{refund_display} to {_METHOD_WORDS[refund_method]}" if refund_display and refund_method else None
     if status is TicketStatus.UNDER_REVIEW:
         return f"A specialist reviews the request and decides by {due}."
     if status is TicketStatus.APPROVED and kind is TicketKind.REFUND_ONLY:
         return f"The refund of {money} is issued by {due}."
     if status in (TicketStatus.APPROVED, TicketStatus.AWAITING_RETURN):
-        # An approved ticket's label goes out first; the 14 days to ship run from then.
-        if status is TicketStatus.APPROVED:
-            due = (as_utc(status_since) + STATUS_SLA[status] + STATUS_SLA[TicketStatus.AWAITING_RETURN]).strftime(
-                "%Y-%m-%d"
-            )
         purpose = {
             TicketKind.RETURN_AND_REFUND: f"the refund of {money} follows once it arrives",
             TicketKind.EXCHANGE: "a replacement ships once it arrives",

@@ -2,7 +2,8 @@
 
 Storage has already translated database failures into domain errors (an unreachable database is
 ServiceUnavailable), so everything a model can act on arrives here as an AfterSalesError. Resources and prompts have
-no isError result: there a domain error is a JSON-RPC error carrying the same three-part message.
+no isError result: there a domain error is a JSON-RPC error carrying the same three-part message, -32602 for what the
+caller can fix (a rate limit too: it waits) and -32603 when the server could not answer.
 """
 
 import functools
@@ -30,11 +31,11 @@ def error_result(error: AfterSalesError) -> CallToolResult:
 
 
 def protocol_error(error: AfterSalesError) -> MCPError:
-    """A domain error as a JSON-RPC error: -32602 when the caller can fix it, -32603 when it should retry later."""
+    """A domain error as a JSON-RPC error: -32603 if the server could not answer, else -32602; `data` has any wait."""
     data: dict[str, Any] = {"aftersales/error": error.kind}
     if error.retryable:
         data["aftersales/retryAfterSeconds"] = getattr(error, "retry_after", 1.0)
-    return MCPError(INTERNAL_ERROR if error.retryable else INVALID_PARAMS, str(error), data=data)
+    return MCPError(INTERNAL_ERROR if error.server_fault else INVALID_PARAMS, str(error), data=data)
 
 
 def internal_error(exc: BaseException) -> MCPError:

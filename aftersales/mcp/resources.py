@@ -1,21 +1,25 @@
-"""Resources: the shop's policy as agents read it, and each ticket as after_sales_query_ticket shows it."""
+"""Resources: the shop's policy as agents read it, each ticket as after_sales_query_ticket shows it, and each order as
+after_sales_get_order shows it."""
 
 import re
 
 from mcp.server.mcpserver import MCPServer
 
 from aftersales.app import App
+from aftersales.clock import now
 from aftersales.domain.callers import READ
 from aftersales.domain.errors import AfterSalesError
 from aftersales.domain.policy_text import PolicyText, render_policy
 from aftersales.domain.tickets import TICKET_NUMBER_PATTERN
 from aftersales.mcp.caller import authorize
 from aftersales.mcp.errors import crash_to_protocol_error, protocol_error
-from aftersales.services import tickets
+from aftersales.mcp.fields import ORDER_ID_PATTERN
+from aftersales.services import orders, tickets
 from aftersales.settings import Settings
 
 POLICY_URI = "aftersales://policy"
 TICKET_URI = "aftersales://tickets/{ticket_id}"
+ORDER_URI = "aftersales://orders/{order_id}"
 VERSION_META = "aftersales/policyVersion"  # where the resource's _meta carries the policy's version
 
 
@@ -62,5 +66,28 @@ def register(server: MCPServer, app: App) -> None:
                     "aftersales://tickets/<number> again.",
                 )
             return tickets.query_ticket(app.uow(), ticket_id).model_dump_json()
+        except AfterSalesError as error:
+            raise protocol_error(error) from None
+
+    @server.resource(
+        ORDER_URI,
+        name="after_sales_order",
+        title="An order and what each line allows",
+        description="One order by number (O-YYYY-NNNNNN), as JSON: exactly what after_sales_get_order returns, each "
+        "line with the ticket kinds it allows now and why not. Needs the tickets:read scope.",
+        mime_type="application/json",
+    )
+    @crash_to_protocol_error
+    def after_sales_order(order_id: str) -> str:
+        try:
+            authorize(READ, f"The resource {ORDER_URI}")
+            if not re.fullmatch(ORDER_ID_PATTERN, order_id):
+                raise AfterSalesError(
+                    f'Order number "{order_id}" is not in the format O-YYYY-NNNNNN (for example O-2026-001423).',
+                    "Order numbers are the year the order was placed and a sequence of 6 digits.",
+                    "Ask the customer to read the number from their order confirmation, or find it with "
+                    "after_sales_find_orders, then read aftersales://orders/<number> again.",
+                )
+            return orders.get_order(app.uow(), order_id, now()).model_dump_json()
         except AfterSalesError as error:
             raise protocol_error(error) from None

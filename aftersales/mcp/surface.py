@@ -5,6 +5,10 @@ nothing is registered. This middleware advertises a capability only while the se
 it (checked on every handshake, so prompts or resources registered later are advertised), and answers a prompt or
 resource name it does not know with JSON-RPC -32602 on both protocol revisions. So are prompt arguments the prompt
 does not take, or a required one left out: the SDK would answer those with an internal error.
+
+On 2026-07-28 the SDK also advertises `resources.subscribe` because it serves `subscriptions/listen`; no resource here
+ever sends an update (the policy is fixed for the life of the process, and tickets and orders change in the shared
+database, on any replica, without an event this process could see), so both revisions say `subscribe: false`.
 """
 
 from collections.abc import Mapping
@@ -57,6 +61,8 @@ class ServedSurface:
             capabilities.pop("prompts", None)
         if not await self._server.list_resources() and not await self._server.list_resource_templates():
             capabilities.pop("resources", None)
+        elif isinstance(capabilities.get("resources"), Mapping):
+            capabilities["resources"] = {**capabilities["resources"], "subscribe": False}
         return {**result, "capabilities": capabilities}
 
 

@@ -197,6 +197,8 @@ class Builder:
         scheduled, self.sequences = ticket_builder.schedule(plans, thresholds, numbered)
         for ticket in scheduled:
             row, events = ticket_builder.build(self.rng, ticket, ANCHOR, thresholds)
+            if id(ticket.plan) in story_of:
+                row, events = ticket_builder.keep_current(row, events, ANCHOR)
             self.ticket_rows.append(row)
             self.event_rows.extend(
                 {"ticket_id": row["id"], "occurred_at": at, "type": event.value, "actor": actor, "note": note}

@@ -8,13 +8,14 @@ the refund rules, decides review with the live review rule, and draws its quanti
 import random
 from bisect import bisect_left
 from collections.abc import Iterable
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
 from aftersales.domain.creation import needs_review
 from aftersales.domain.enums import ReasonCode, RefundMethod, TicketKind, TicketStatus
 from aftersales.domain.policy import CategoryPolicy, Thresholds, return_window_closes, warranty_ends
 from aftersales.domain.refunds import LineFacts, compute_refund
+from aftersales.domain.stages import next_step_due
 from aftersales.domain.tickets import ticket_number
 from aftersales.seeding.catalog import CUSTOMER_WORDS
 from aftersales.seeding.timelines import Event, timeline_for
@@ -162,3 +163,21 @@ def build(
         "updated_at": events[-1][0],
     }
     return row, events
+
+
+def keep_current(row: dict[str, Any], events: list[Event], anchor: datetime) -> tuple[dict[str, Any], list[Event]]:
+    """A story's ticket moved forward whole days, if need be, so its next step is due after the anchor's day.
+
+    A story shows a situation on the day the world is loaded (the anchor's day): a ticket under review there is
+    waiting for a decision, not a day late. Whole days keep each time of day; the ticket keeps its number, so no
+    other row changes.
+    """
+    due = next_step_due(TicketKind(row["kind"]), TicketStatus(row["status"]), row["updated_at"])
+    ahead = anchor.replace(hour=0, minute=0, second=0, microsecond=0) + timedelta(days=1)
+    if due is None or due >= ahead:
+        return row, events
+    shift = timedelta(days=-((due - ahead) // timedelta(days=1)))
+    if row["updated_at"] + shift > anchor - timedelta(hours=1):
+        raise RuntimeError(f"story ticket {row['id']} cannot be opened late enough for its next step to lie ahead")
+    moved = {**row, "created_at": row["created_at"] + shift, "updated_at": row["updated_at"] + shift}
+    return moved, [(at + shift, event, actor, note) for at, event, actor, note in events]

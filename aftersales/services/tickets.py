@@ -6,7 +6,7 @@ from aftersales.domain.enums import RefundMethod, TicketKind, TicketStatus
 from aftersales.domain.errors import NotFound
 from aftersales.domain.lookups import TicketScope, ticket_scope
 from aftersales.domain.money import format_money
-from aftersales.domain.paging import Listing, Position, cut, decode_cursor, encode_cursor
+from aftersales.domain.paging import CursorKeys, Listing, Position, cut, decode_cursor, encode_cursor
 from aftersales.domain.stages import next_step, stage_of
 from aftersales.services.lines import unknown_order
 from aftersales.services.lookup_views import TicketsPage
@@ -67,7 +67,12 @@ def ticket_summary(ticket: TicketDetails) -> TicketSummary:
 
 
 def list_tickets(
-    uow: UnitOfWork, customer_id: str | None, order_id: str | None, limit: int, cursor: str | None
+    uow: UnitOfWork,
+    customer_id: str | None,
+    order_id: str | None,
+    limit: int,
+    cursor: str | None,
+    keys: CursorKeys,
 ) -> TicketsPage:
     """A page of the tickets of one customer or one order, newest first, each as a ticket view summarises it.
 
@@ -76,14 +81,14 @@ def list_tickets(
     """
     scope = ticket_scope(LIST_TICKETS, customer_id, order_id)
     listing = Listing(LIST_TICKETS, f"{scope.field}:{scope.value}")
-    after = decode_cursor(listing, cursor) if cursor is not None else None
+    after = decode_cursor(listing, cursor, keys) if cursor is not None else None
     with uow:
         rows, more = cut(uow.listings.tickets_of(scope, after, limit), limit, _position)
         if not rows and after is None and scope.field == "order_id" and uow.listings.order(scope.value) is None:
             raise unknown_order(scope.value)
     return TicketsPage(
         tickets=[ticket_summary(row) for row in rows],
-        next_cursor=encode_cursor(listing, more) if more else None,
+        next_cursor=encode_cursor(listing, more, keys) if more else None,
         next_step=_tickets_next_step(scope, bool(rows) or after is not None, more is not None),
     )
 

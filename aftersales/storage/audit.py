@@ -28,6 +28,10 @@ from aftersales.storage.unit_of_work import UnitOfWork
 
 log = logging.getLogger(__name__)
 SECRET_WORDS = ("token", "secret", "password", "authorization", "state")
+# A lookup's email or phone number is a customer's personal data: the audit keeps that a lookup was made, by whom and
+# how it ended, never the contact details it held.
+PERSONAL_WORDS = ("email", "phone")
+HIDDEN_WORDS = SECRET_WORDS + PERSONAL_WORDS
 TEXT_LIMIT = 120  # characters kept of any text inside the arguments
 NESTING_LIMIT = 4  # containers deeper than this are not kept; the tools take flat arguments
 ITEMS_LIMIT = 50  # items kept of any list or object inside the arguments
@@ -64,14 +68,14 @@ WorldSessions = Callable[[str], sessionmaker[Session] | None]
 
 
 def redact(arguments: Any) -> dict[str, Any]:
-    """Arguments fit to keep: secret-looking fields hidden at any depth, text cut short, size and depth bounded."""
+    """Arguments fit to keep: secret and contact fields hidden at any depth, text cut short, size and depth bounded."""
     if not isinstance(arguments, dict):
         return {"_unparsed": _cut(str(arguments))}
     return _kept_object(arguments, 1)
 
 
 def _kept(name: str, value: Any, depth: int) -> Any:
-    if any(word in name.lower() for word in SECRET_WORDS):
+    if any(word in name.lower() for word in HIDDEN_WORDS):
         return "[redacted]"
     if isinstance(value, str):
         return _cut(value)

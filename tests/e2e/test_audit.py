@@ -1,5 +1,7 @@
 """The audit through the real MCP client: arguments kept redacted and cut, and hostile calls never silence it."""
 
+import base64
+import hashlib
 import json
 import re
 from collections.abc import AsyncIterator
@@ -19,6 +21,7 @@ from tests.support.creation import create_arguments
 
 pytestmark = pytest.mark.anyio
 QUERY = "after_sales_query_ticket"
+FIND = "after_sales_find_orders"
 SURROGATE = "T-2026-0357\ud800"
 LONE_ESCAPE = re.compile(rb"(?<!\\)(\\u[dD][89a-fA-F][0-9a-fA-F]{2})")
 
@@ -94,6 +97,38 @@ async def test_the_audit_keeps_redacted_truncated_arguments(app, server, stories
     assert (row.caller, row.outcome, row.input_round, row.replayed) == ("support-bot", "ok", 1, False)
     assert len(kept["description"]) == 120 and kept["description"].endswith("…")
     assert kept["idempotency_key"] == "audit-key-0001"
+
+
+async def test_the_audit_keeps_that_orders_were_looked_up_but_not_the_email_or_phone(app, server, mode, stories):
+    story = stories["email_only_headphones"]
+    lookups = [{"email": story["email"]}, {"phone": story["phone"], "limit": 1}, {"email": "nobody@example.com"}]
+    async with connect(server, mode) as client:
+        answers = [await client.call_tool(FIND, arguments) for arguments in lookups]
+    rows = recorded(app)
+    assert [a.is_error for a in answers] == [False, False, True]
+    assert [(r.tool, r.outcome, json.loads(r.arguments)) for r in rows] == [
+        (FIND, "ok", {"email": "[redacted]"}),
+        (FIND, "ok", {"phone": "[redacted]", "limit": 1}),
+        (FIND, "tool_error", {"email": "[redacted]"}),
+    ]
+    with app.uow() as uow:
+        stored = " ".join(uow.session.scalars(select(ToolCall.arguments)))
+    national = story["phone"].removeprefix("+86 ")
+    assert [found for found in (story["email"], national, "nobody@example.com") if found in stored] == []
+
+
+async def test_a_cursor_the_audit_keeps_does_not_confirm_a_guessed_email(app, server, mode, stories):
+    email = stories["email_only_headphones"]["email"]
+    async with connect(server, mode) as client:
+        first = await client.call_tool(FIND, {"email": email, "limit": 1})
+        cursor = first.structured_content["next_cursor"]
+        second = await client.call_tool(FIND, {"email": email, "limit": 1, "cursor": cursor})
+    assert not second.is_error and second.structured_content["orders"]
+    [kept] = [json.loads(r.arguments)["cursor"] for r in recorded(app) if "cursor" in json.loads(r.arguments)]
+    fingerprint = json.loads(base64.urlsafe_b64decode(kept + "=" * (-len(kept) % 4)))["l"]
+    # What a reader of the audit who guesses the email would compute without the server's key.
+    guessed = hashlib.sha256(f"{FIND}\nemail:{email}".encode()).hexdigest()[:16]
+    assert kept == cursor and fingerprint != guessed
 
 
 async def test_audit_writer_keeps_running_after_a_lone_surrogate(app, server, mode, stories):

@@ -80,3 +80,23 @@ async def test_a_burst_over_the_read_limit_gets_retryable_errors_while_another_c
     assert all("retryable: wait" in r.content[0].text and "seconds" in r.content[0].text for r in refused)
     assert all(0 < r.meta["aftersales/retryAfterSeconds"] <= 10 for r in refused)
     assert not theirs.is_error
+
+
+@pytest.mark.settings(rate_read_per_minute=6, rate_read_burst=3)
+async def test_reading_tickets_and_orders_as_resources_spends_the_read_limit_the_read_tools_spend(
+    server, mode, stories
+):
+    ticket, order = stories["ticket_in_repair"]["ticket_id"], stories["vip_laptop_recent"]["order_id"]
+    async with connect(server, mode) as client:
+        await client.read_resource(f"aftersales://tickets/{ticket}")
+        await client.read_resource(f"aftersales://orders/{order}")
+        await client.call_tool("after_sales_query_ticket", {"ticket_id": ticket})
+        with pytest.raises(MCPError) as refused:
+            await client.read_resource(f"aftersales://orders/{order}")
+        queried = await client.call_tool("after_sales_query_ticket", {"ticket_id": ticket})
+        policy = await client.read_resource("aftersales://policy")
+    error = refused.value.error
+    assert error.code == -32602 and error.data["aftersales/error"] == "rate_limited"
+    assert 0 < error.data["aftersales/retryAfterSeconds"] <= 10 and "retryable: wait" in error.message
+    assert queried.is_error and queried.meta["aftersales/error"] == "rate_limited"
+    assert policy.contents[0].text.startswith("# After-sales policy")

@@ -93,6 +93,18 @@ async def test_a_quote_estimated_on_a_is_usable_on_b(fleet, stories):
     assert created.structured_content["ticket"]["refund"]["amount"] == quote["total"]
 
 
+async def test_a_page_of_orders_found_on_a_continues_on_b(fleet, stories):
+    story = stories["email_only_headphones"]
+    async with connect_http(fleet.a.url, fleet.token) as client:
+        first = (
+            await client.call_tool("after_sales_find_orders", {"email": story["email"], "limit": 1})
+        ).structured_content
+    async with connect_http(fleet.b.url, fleet.token) as client:
+        arguments = {"email": story["email"], "limit": 1, "cursor": first["next_cursor"]}
+        second = await client.call_tool("after_sales_find_orders", arguments)
+    assert not second.is_error and second.structured_content["orders"][0]["order_id"] != story["order_id"]
+
+
 async def test_idempotent_retries_alternating_between_replicas_give_one_ticket(fleet, stories):
     arguments, before = (
         create_arguments(stories["cheap_tshirts_in_window"]["order_id"], refund_method="store_credit"),

@@ -11,7 +11,7 @@ from mcp_types import INVALID_PARAMS
 
 from aftersales.app import App
 from aftersales.domain.callers import READ
-from aftersales.mcp.resources import TICKET_URI
+from aftersales.mcp.resources import ORDER_URI, TICKET_URI
 from aftersales.mcp.server import build_server
 from aftersales.mcp.surface import ServedSurface
 from aftersales.web.app import create_web_app
@@ -62,7 +62,8 @@ async def test_unknown_prompt_or_resource_names_are_invalid_params_naming_what_i
         prompt = await refusal(client.get_prompt("after_sales_policy"))
         resource = await refusal(client.read_resource("aftersales://policies"))
         template = await refusal(client.read_resource("aftersales://tickets/T-2026-0042/timeline"))
-    assert (prompt.error.code, resource.error.code, template.error.code) == (INVALID_PARAMS,) * 3
+        order = await refusal(client.read_resource("aftersales://orders/O-2026-001423/lines/1"))
+    assert (prompt.error.code, resource.error.code, template.error.code, order.error.code) == (INVALID_PARAMS,) * 4
     assert (
         prompt.error.message
         == "Unknown prompt: 'after_sales_policy'. The prompts of this server are: after_sales_agent."
@@ -100,7 +101,8 @@ async def test_the_server_advertises_its_prompt_and_resources_and_lists_exactly_
         templates = [t.uri_template for t in (await client.list_resource_templates()).resource_templates]
     assert capabilities.tools and capabilities.prompts and capabilities.resources
     assert capabilities.completions is None and capabilities.logging is None
-    assert (prompts, resources, templates) == (["after_sales_agent"], ["aftersales://policy"], [TICKET_URI])
+    assert capabilities.resources.subscribe is False  # no resource sends updates, on either revision
+    assert (prompts, resources, templates) == (["after_sales_agent"], ["aftersales://policy"], [TICKET_URI, ORDER_URI])
 
 
 async def test_a_server_with_no_prompts_or_resources_advertises_neither(bare_app, connector, mode):

@@ -2,7 +2,7 @@
 
 import itertools
 import uuid
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from aftersales.app import App
@@ -10,18 +10,14 @@ from aftersales.clock import now
 from aftersales.domain.callers import Caller
 from aftersales.domain.creation import TicketRequest
 from aftersales.domain.enums import ReasonCode, RefundMethod, TicketKind
-from aftersales.services.creation import CreateResult, CreationPolicy, Decisions, create_ticket
+from aftersales.mcp.tools.create_ticket import creation_policy
+from aftersales.services.creation import CreateResult, Decisions, create_ticket
+from aftersales.settings import Settings
 from tests.support.clients import ALICE
 
-# The policy the default settings give the tool.
-POLICY = CreationPolicy(
-    quote_ttl=timedelta(minutes=30),
-    idempotency_ttl=timedelta(hours=24),
-    confirm_above_minor=50000,
-    review_above_minor=300000,
-    review_recent_tickets=3,
-    review_window=timedelta(days=30),
-)
+# The policy the default settings give the tool, made the way the tool makes it: the thresholds default to the
+# shop's (domain/policy.py THRESHOLDS), the lifetimes to the settings'. model_construct reads no environment.
+POLICY = creation_policy(Settings.model_construct())
 CONFIRMED = Decisions(confirmation="person")
 _keys = itertools.count()
 

@@ -1,7 +1,10 @@
-"""Reading a test's database directly (row counts, an engine for a URL a child process uses), and writes rolled back."""
+"""Reading a test's database directly (row counts, every row and what changed, an engine for a URL a child process
+uses), and writes rolled back."""
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import Engine, func, select
 
@@ -33,6 +36,49 @@ def row_counts(engine: Engine) -> dict[str, int]:
         return {
             t.name: connection.scalar(select(func.count()).select_from(t)) or 0 for t in Base.metadata.sorted_tables
         }
+
+
+Rows = dict[str, dict[tuple[Any, ...], dict[str, Any]]]  # table -> primary key -> column -> value
+
+
+def all_rows(engine: Engine, leave_out: tuple[str, ...] = ("tool_calls",)) -> Rows:
+    """Every row of every table (but the audit, which a background thread writes), keyed by primary key."""
+    rows: Rows = {}
+    with engine.connect() as connection:
+        for table in Base.metadata.sorted_tables:
+            if table.name not in leave_out:
+                keys = [column.name for column in table.primary_key.columns]
+                found = connection.execute(select(table)).mappings()
+                rows[table.name] = {tuple(row[key] for key in keys): dict(row) for row in found}
+    return rows
+
+
+@dataclass(frozen=True)
+class TableChange:
+    """What one table gained, lost, and which columns of its other rows changed (to their new values)."""
+
+    added: dict[tuple[Any, ...], dict[str, Any]]
+    removed: dict[tuple[Any, ...], dict[str, Any]]
+    changed: dict[tuple[Any, ...], dict[str, Any]]
+
+
+def changes(before: Rows, after: Rows) -> dict[str, TableChange]:
+    """The tables whose rows differ between two `all_rows` readings, and how."""
+    found = {}
+    for name, old in before.items():
+        new = after[name]
+        change = TableChange(
+            added={key: row for key, row in new.items() if key not in old},
+            removed={key: row for key, row in old.items() if key not in new},
+            changed={
+                key: {column: value for column, value in row.items() if old[key][column] != value}
+                for key, row in new.items()
+                if key in old and row != old[key]
+            },
+        )
+        if change.added or change.removed or change.changed:
+            found[name] = change
+    return found
 
 
 class RolledBack(UnitOfWork):

@@ -31,6 +31,27 @@ def test_secrets_are_hidden_at_any_depth_and_arguments_that_are_no_object_are_ke
     assert redact(["a", "b"]) == {"_unparsed": "['a', 'b']"}
 
 
+def test_a_customers_email_and_phone_are_hidden_at_any_depth_and_the_lookups_other_keys_kept():
+    kept = redact(
+        {
+            "email": "Kai.Lin.301@example.com",
+            "Phone": "+86 132 2682 7301",
+            "customer": {"contact_email": "a@b.cn", "mobile_phone": ["138 1234 5678"]},
+            "customer_id": "C-00301",
+            "cursor": "eyJ2IjoxfQ",
+            "limit": 10,
+        }
+    )
+    assert kept == {
+        "email": "[redacted]",
+        "Phone": "[redacted]",
+        "customer": {"contact_email": "[redacted]", "mobile_phone": "[redacted]"},
+        "customer_id": "C-00301",
+        "cursor": "eyJ2IjoxfQ",
+        "limit": 10,
+    }
+
+
 def test_a_number_too_long_to_print_is_kept_as_its_size():
     assert json.loads(arguments_json({"line_no": 10**5000, "quantity": 2})) == {
         "line_no": "[an integer of 16610 bits]",

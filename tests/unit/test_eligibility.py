@@ -154,6 +154,16 @@ def test_the_notes_of_a_shop_fault_refund_shipping_charge_no_fee_and_say_where_a
     assert not any("restocking fee" in note for note in notes)
 
 
+@pytest.mark.parametrize("reason", [ReasonCode.DAMAGED, ReasonCode.NO_LONGER_NEEDED])
+def test_the_notes_of_an_order_that_shipped_free_say_there_is_no_shipping_to_refund(reason):
+    free = replace(LINE, facts=replace(LINE.facts, shipping_fee_minor=0))
+    breakdown = compute_refund(free.facts, 1, reason, TicketKind.RETURN_AND_REFUND)
+    assert breakdown.shipping_refund_minor == 0
+    notes = policy_notes(free, reason, breakdown)
+    assert "The order had no shipping fee, so there is no shipping to refund." in notes
+    assert not any(note.startswith("Shipping is") for note in notes)
+
+
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 
 

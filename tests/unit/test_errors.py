@@ -2,7 +2,7 @@
 
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
 
-from aftersales.domain.errors import NotFound, PermissionDenied, RuleViolation, ServiceUnavailable
+from aftersales.domain.errors import NotFound, PermissionDenied, RateLimited, RuleViolation, ServiceUnavailable
 from aftersales.mcp.errors import protocol_error
 
 
@@ -24,3 +24,10 @@ def test_a_retryable_error_is_an_internal_error_that_says_when_to_retry():
     mapped = protocol_error(ServiceUnavailable()).error
     assert mapped.code == INTERNAL_ERROR and "Retry the same call" in mapped.message
     assert mapped.data == {"aftersales/error": "unavailable", "aftersales/retryAfterSeconds": 5.0}
+
+
+def test_a_rate_limit_is_invalid_params_the_caller_fixes_by_waiting_the_seconds_it_states():
+    limited = RateLimited("Too many reads.", "Reads are limited.", "Wait 2.5 seconds.", retry_after=2.5)
+    mapped = protocol_error(limited).error
+    assert (mapped.code, mapped.message) == (INVALID_PARAMS, str(limited))
+    assert mapped.data == {"aftersales/error": "rate_limited", "aftersales/retryAfterSeconds": 2.5}

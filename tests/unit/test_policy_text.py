@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 
 from aftersales.domain.cancellation import check_cancellable
-from aftersales.domain.enums import ReasonCode
+from aftersales.domain.enums import ReasonCode, TicketKind
 from aftersales.domain.errors import RuleViolation
 from aftersales.domain.policy import (
     CANCELLABLE,
@@ -20,6 +20,7 @@ from aftersales.domain.policy import (
     THRESHOLDS,
 )
 from aftersales.domain.policy_text import render_policy
+from aftersales.domain.refunds import LineFacts, compute_refund
 from aftersales.domain.stages import stage_of
 
 QUOTES, KEYS = timedelta(minutes=30), timedelta(hours=24)
@@ -55,6 +56,14 @@ def test_the_reasons_are_split_by_fault_as_the_refund_rule_splits_them(text):
             reason in SELLER_AT_FAULT,
             reason not in SELLER_AT_FAULT,
         )
+
+
+def test_the_text_says_an_order_that_shipped_free_has_no_shipping_to_refund_as_the_rule_computes(text):
+    at_fault = section(text, "Whose fault it is, and shipping").splitlines()[0]
+    assert "an order that shipped free has none to refund" in at_fault
+    free = LineFacts(10_000, 1, 0, order_goods_minor=10_000, shipping_fee_minor=0, restocking_fee_bps=0)
+    for reason in SELLER_AT_FAULT:
+        assert compute_refund(free, 1, reason, TicketKind.RETURN_AND_REFUND).shipping_refund_minor == 0
 
 
 def test_refund_methods_by_payment_are_the_policys(text):

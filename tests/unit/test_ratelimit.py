@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 from mcp.server.mcpserver import MCPServer
-from mcp_types import ToolAnnotations
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS, ToolAnnotations
 
 from aftersales.domain.callers import Caller
 from aftersales.mcp.caller import acting_as
@@ -34,8 +35,16 @@ class Clock:
 
 
 def tools() -> MCPServer:
-    """A server with one read-only tool and one tool that writes."""
+    """A server with one read-only tool, one tool that writes, a resource template and a fixed resource."""
     server = MCPServer("limited")
+
+    @server.resource("limited://things/{thing_id}")
+    def thing(thing_id: str) -> str:
+        return thing_id
+
+    @server.resource("limited://rules")
+    def rules() -> str:
+        return "rules"
 
     @server.tool(annotations=ToolAnnotations(read_only_hint=True))
     def look() -> str:
@@ -58,12 +67,20 @@ class Limited:
 
     async def call(self, caller: Caller | None, tool: str, method: str = "tools/call") -> dict[str, Any]:
         """Send one request through the limiter as `caller` (None: no authenticated caller)."""
+        return await self.send(caller, method, {"name": tool, "arguments": {}})
+
+    async def read(self, caller: Caller | None, uri: str) -> dict[str, Any]:
+        """Read one resource through the limiter as `caller`."""
+        return await self.send(caller, "resources/read", {"uri": uri})
+
+    async def send(self, caller: Caller | None, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """Send one request through the limiter as `caller`; what the next handler answered, or the refusal."""
 
         async def call_next(_ctx: Any) -> dict[str, Any]:
             self.served += 1
             return SERVED
 
-        ctx: Any = SimpleNamespace(method=method, params={"name": tool, "arguments": {}})
+        ctx: Any = SimpleNamespace(method=method, params=params)
         if caller is None:
             return await self.limiter(ctx, call_next)
         with acting_as(caller):
@@ -157,3 +174,27 @@ async def test_each_world_keeps_buckets_of_its_own_for_the_same_caller():
     with context.entered(a_world("w-two"), lambda _: 1):
         assert await limited.calls(ALICE, "change", 2) == [True, False]
     assert await limited.calls(ALICE, "change", 1) == [True]  # the default world is untouched too
+
+
+async def test_reading_a_resource_by_id_spends_the_callers_read_tokens_and_is_refused_as_invalid_params():
+    limited = Limited()
+    assert await limited.read(ALICE, "limited://things/1") == SERVED
+    assert await limited.calls(ALICE, "look", 2) == [True, True]
+    with pytest.raises(MCPError) as refused:
+        await limited.read(ALICE, "limited://things/2")
+    error = refused.value.error
+    assert limited.served == 3 and error.code == INVALID_PARAMS
+    assert error.data == {"aftersales/error": "rate_limited", "aftersales/retryAfterSeconds": 10.0}
+    assert 'Caller "alice-bot" sent more read calls than allowed (6 a minute, bursts of 3)' in error.message
+    assert "this resource read was not run" in error.message and "wait 10.0 seconds" in error.message
+    assert retry_after(await limited.call(ALICE, "look")) == 10.0  # one bucket: the reads spent the tool's tokens
+    assert await limited.read(BOB, "limited://things/2") == SERVED
+
+
+async def test_a_fixed_resource_an_unknown_uri_and_a_caller_under_its_write_limit_pass_a_drained_read_bucket():
+    limited = Limited()
+    await limited.calls(ALICE, "look", 3)
+    for uri in ("limited://rules", "limited://nothing/here", "elsewhere://things/1"):
+        assert await limited.read(ALICE, uri) == SERVED
+    assert await limited.send(ALICE, "resources/read", {"uri": 7}) == SERVED  # the SDK refuses what is not a URI
+    assert await limited.calls(ALICE, "change", 1) == [True]

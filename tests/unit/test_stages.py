@@ -6,7 +6,7 @@ import pytest
 
 from aftersales.domain.enums import RefundMethod, Stage, TicketKind, TicketStatus
 from aftersales.domain.policy import KIND_STATUSES
-from aftersales.domain.stages import next_step, stage_of
+from aftersales.domain.stages import next_step, next_step_due, stage_of
 
 SINCE = datetime(2026, 11, 20, 10, 0, tzinfo=UTC)
 
@@ -55,3 +55,12 @@ def test_a_closed_ticket_has_nothing_more_to_do():
 def test_a_newly_approved_return_gives_the_customer_fifteen_days_to_ship():
     text = next_step(TicketKind.EXCHANGE, TicketStatus.APPROVED, SINCE, None, None)
     assert "by 2026-12-05" in text  # one day for the label, fourteen to ship
+
+
+def test_the_date_a_next_step_states_is_when_it_is_due_and_a_closed_ticket_has_none():
+    for kind, statuses in KIND_STATUSES.items():
+        for status in statuses:
+            due = next_step_due(kind, status, SINCE)
+            text = next_step(kind, status, SINCE, "¥10.00", RefundMethod.STORE_CREDIT)
+            assert (due is None) == (not status.is_open), (kind, status)
+            assert due is None or f"by {due:%Y-%m-%d}" in text, (kind, status)

@@ -57,8 +57,9 @@ Retries are safe: send one idempotency_key per intended cancellation and reuse i
 with the same arguments returns the first result with outcome "replayed" and changes nothing; the same key with \
 other arguments is refused. Keys are kept {hours} hours.
 
-Usual sequence: after_sales_query_ticket (is it in a stage that can be cancelled?) -> confirm with the customer -> \
-after_sales_cancel_ticket -> tell them it is cancelled."""
+Usual sequence: after_sales_list_tickets (when the customer has no ticket number) -> after_sales_query_ticket (is \
+it in a stage that can be cancelled?) -> confirm with the customer -> after_sales_cancel_ticket -> tell them it is \
+cancelled."""
 
 
 def register(server: MCPServer, app: App) -> None:

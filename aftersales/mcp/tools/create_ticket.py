@@ -32,6 +32,7 @@ from aftersales.mcp.forms import ConfirmForm, RefundMethodForm, can_elicit, ques
 from aftersales.services import creation
 from aftersales.services.creation import Assessment, CreationPolicy, Decisions
 from aftersales.services.views import CreateResult
+from aftersales.settings import Settings
 
 NAME = CREATE_TICKET
 REFUSED_METHOD = {
@@ -79,12 +80,16 @@ Usual sequence: after_sales_get_order (which line, which kinds it allows) -> aft
 the customer -> after_sales_create_ticket -> tell them the ticket number and next step."""
 
 
-def register(server: MCPServer, app: App) -> None:
-    """Add the tool to `server`."""
-    settings = app.settings
-    policy = CreationPolicy(
+def creation_policy(settings: Settings) -> CreationPolicy:
+    """The policy creation applies under `settings`: their thresholds and the lifetimes of quotes and keys."""
+    return CreationPolicy(
         quote_ttl=settings.quote_ttl, idempotency_ttl=settings.idempotency_ttl, **asdict(settings.thresholds)
     )
+
+
+def register(server: MCPServer, app: App) -> None:
+    """Add the tool to `server`."""
+    policy = creation_policy(app.settings)
 
     def request_of(
         order_id: str,

@@ -6,7 +6,7 @@ from mcp_types import ToolAnnotations
 from aftersales.app import App
 from aftersales.domain.callers import READ
 from aftersales.domain.calls import FIND_ORDERS
-from aftersales.domain.paging import DEFAULT_LIMIT, MAX_LIMIT
+from aftersales.domain.paging import DEFAULT_LIMIT, MAX_LIMIT, CursorKeys
 from aftersales.mcp.caller import authorize
 from aftersales.mcp.errors import tool_errors
 from aftersales.mcp.fields import Limit, OptionalCursor, OptionalCustomerId, OptionalEmail, OptionalPhone
@@ -61,4 +61,5 @@ def register(server: MCPServer, app: App) -> None:
         cursor: OptionalCursor = None,
     ) -> OrdersPage:
         authorize(READ, NAME)
-        return orders.find_orders(app.uow(), email, phone, customer_id, limit, cursor)
+        keys = CursorKeys.derive(app.state_keys)
+        return orders.find_orders(app.uow(), email, phone, customer_id, limit, cursor, keys)

@@ -6,7 +6,7 @@ from mcp_types import ToolAnnotations
 from aftersales.app import App
 from aftersales.domain.callers import READ
 from aftersales.domain.calls import LIST_TICKETS
-from aftersales.domain.paging import DEFAULT_LIMIT, MAX_LIMIT
+from aftersales.domain.paging import DEFAULT_LIMIT, MAX_LIMIT, CursorKeys
 from aftersales.mcp.caller import authorize
 from aftersales.mcp.errors import tool_errors
 from aftersales.mcp.fields import Limit, OptionalCursor, OptionalCustomerId, OptionalOrderId
@@ -32,7 +32,7 @@ it for older tickets. A cursor is only a position in that one listing: nothing i
 An unknown order number is an error; a customer_id without tickets gives an empty list.
 
 Usual sequence: after_sales_find_orders -> after_sales_list_tickets with its customer_id -> \
-after_sales_query_ticket for the ticket the customer means."""
+after_sales_query_ticket for the ticket the customer means, or after_sales_cancel_ticket when they withdraw it."""
 
 
 def register(server: MCPServer, app: App) -> None:
@@ -54,4 +54,5 @@ def register(server: MCPServer, app: App) -> None:
         cursor: OptionalCursor = None,
     ) -> TicketsPage:
         authorize(READ, NAME)
-        return tickets.list_tickets(app.uow(), customer_id, order_id, limit, cursor)
+        keys = CursorKeys.derive(app.state_keys)
+        return tickets.list_tickets(app.uow(), customer_id, order_id, limit, cursor, keys)
