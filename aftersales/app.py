@@ -12,6 +12,11 @@ from aftersales.settings import Settings
 from aftersales.storage.audit import AuditLog
 from aftersales.storage.database import make_engine, make_session_factory
 from aftersales.storage.unit_of_work import UnitOfWork
+from aftersales.worlds import context
+from aftersales.worlds.errors import UnknownWorld
+from aftersales.worlds.routing import WorldRouter
+from aftersales.worlds.service import Worlds
+from aftersales.worlds.trace import FormAnswerer
 
 
 @dataclass
@@ -19,6 +24,8 @@ class App:
     """Everything a request needs; the engine is created on first use, never at import."""
 
     settings: Settings = field(default_factory=Settings)
+    # Answers a world's forms itself (issue #14's scripted customer); None leaves every question to the client.
+    form_answerer: FormAnswerer | None = None
 
     @cached_property
     def engine(self) -> Engine:
@@ -62,8 +69,18 @@ class App:
 
     @cached_property
     def audit(self) -> AuditLog:
-        """The tool-call audit writer."""
-        return AuditLog(self.session_factory, self.settings.audit_retention)
+        """The tool-call audit writer; a world's records go to the world's database."""
+        return AuditLog(self.session_factory, self.settings.audit_retention, self._world_sessions)
+
+    @cached_property
+    def worlds(self) -> Worlds:
+        """The worlds registered in this database, served by this process when a token names one."""
+        return Worlds(self.settings, self.engine, self.caller_keys)
+
+    @cached_property
+    def router(self) -> WorldRouter:
+        """Which world a request runs in (lookups remembered for a second)."""
+        return WorldRouter(self.worlds)
 
     @cached_property
     def metrics(self) -> Metrics:
@@ -71,12 +88,23 @@ class App:
         return Metrics()
 
     def uow(self, write: bool = False) -> UnitOfWork:
-        """A fresh unit of work; `write=True` for use cases that change data."""
-        return UnitOfWork(self.session_factory, write=write)
+        """A fresh unit of work on the current world's database; `write=True` for use cases that change data."""
+        world = context.current()
+        factory = self.session_factory if world is None else self.worlds.engines.sessions(world.location)
+        return UnitOfWork(factory, write=write)
 
     def close(self) -> None:
         """Write the queued audit records and release database connections."""
         if "audit" in self.__dict__:
             self.audit.close()
+        if "worlds" in self.__dict__:
+            self.worlds.close()
         if "engine" in self.__dict__:
             self.engine.dispose()
+
+    def _world_sessions(self, world_id: str) -> sessionmaker[Session] | None:
+        """The session factory of a live world (for its audit records), or None when it is gone."""
+        try:
+            return self.worlds.engines.sessions(self.router.get(world_id).location)
+        except UnknownWorld:
+            return None

@@ -1,11 +1,44 @@
-"""The one clock: every timestamp in the service comes from `now()`."""
+"""The one clock: every timestamp in the service comes from `now()`.
 
+A context may supply its own source of time (a world's frozen or shifted clock, set per request like the caller);
+without one, `now()` is the wall clock, which freezegun freezes in tests. A context's clock may name a scope, an
+opaque label (a world's id) that keeps throttles measured on one clock apart from those measured on another.
+"""
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from datetime import UTC, datetime
+
+_source: ContextVar[Callable[[], datetime] | None] = ContextVar("aftersales_clock_source", default=None)
+_scope: ContextVar[str | None] = ContextVar("aftersales_clock_scope", default=None)
 
 
 def now() -> datetime:
-    """Return the current time, timezone-aware, in UTC."""
+    """Return the current time, timezone-aware, in UTC: the context's clock, else the wall clock."""
+    source = _source.get()
+    return wall() if source is None else source()
+
+
+def wall() -> datetime:
+    """The wall clock, whatever clock the context has chosen."""
     return datetime.now(UTC)
+
+
+def scope() -> str | None:
+    """The scope of the context's clock (None for the wall clock)."""
+    return _scope.get()
+
+
+@contextmanager
+def using(source: Callable[[], datetime], scope: str | None = None) -> Iterator[None]:
+    """Make `now()` read `source` in the enclosed code (and in tasks and threads started with its context)."""
+    token, scope_token = _source.set(source), _scope.set(scope)
+    try:
+        yield
+    finally:
+        _scope.reset(scope_token)
+        _source.reset(token)
 
 
 def as_utc(value: datetime) -> datetime:

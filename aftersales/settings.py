@@ -70,6 +70,22 @@ class Settings(BaseSettings):
     session_idle_timeout: Duration = Field(
         default=timedelta(minutes=10), gt=timedelta(0), description="An unused 2025-11-25 session is closed after this."
     )
+    worlds_dir: Folder | None = Field(default=None, description="Where SQLite worlds live; default <data dir>/worlds.")
+    worlds_prefix: str | None = Field(
+        default=None, pattern=r"^[a-z][a-z0-9_]{0,23}$", description="PostgreSQL world database name prefix."
+    )
+    worlds_max: int = Field(default=100, ge=1, description="Live worlds at most; one more is refused.")
+    worlds_idle_ttl: Duration = Field(
+        default=timedelta(days=1), gt=timedelta(0), description="A world unused this long is dropped."
+    )
+    worlds_engine_idle: Duration = Field(
+        default=timedelta(minutes=1), gt=timedelta(0), description="An idle world's connections close after this."
+    )
+    worlds_open_engines: int = Field(default=16, ge=1, description="World connection pools a process keeps open.")
+    worlds_pool_size: int = Field(default=2, ge=1, description="Connections kept per open world pool.")
+    worlds_admin: bool | None = Field(
+        default=None, description="Serve the worlds admin API at /admin/worlds; default on in development only."
+    )
 
     @property
     def thresholds(self) -> Thresholds:
@@ -80,6 +96,11 @@ class Settings(BaseSettings):
             review_recent_tickets=self.review_recent_tickets,
             review_window=self.review_window,
         )
+
+    @property
+    def worlds_admin_enabled(self) -> bool:
+        """Whether /admin/worlds is served: as set, else in development only."""
+        return self.env == "development" if self.worlds_admin is None else self.worlds_admin
 
     @cached_property
     def resolved_database_url(self) -> str:

@@ -7,12 +7,14 @@ from alembic import context
 from aftersales.settings import Settings
 from aftersales.storage.database import make_engine
 from aftersales.storage.models import Base
+from aftersales.worlds.storage.tables import METADATA as WORLDS_METADATA
 
 config = context.config
 if config.config_file_name is not None and config.attributes.get("configure_logging", True):
     fileConfig(config.config_file_name, disable_existing_loggers=False)
 
-target_metadata = Base.metadata
+# The business tables, and the tables of worlds: the registry and the trace (kept apart: see worlds/storage/tables.py).
+target_metadata = [Base.metadata, WORLDS_METADATA]
 
 
 def run_offline() -> None:

@@ -16,11 +16,14 @@ from aftersales.bootstrap import baseline_path, prepare
 from aftersales.seeding import dataset
 from aftersales.seeding.generator import World
 from aftersales.storage.database import make_engine
+from aftersales.worlds.service import Worlds
 from tests.support import postgres
 from tests.support.apps import SEED_DIR, app_without_database, settings_for
 from tests.support.postgres import admin_engine, scratch_database
+from tests.support.worlds import WorldsHome, drop_databases, home_for_run, open_worlds
 
 BACKENDS = ["sqlite", "postgresql"]
+pytest_plugins = ["pytester"]  # tests of the aftersales pytest plugin run pytest inside pytest
 TEMPLATE = "aftersales_template"
 
 
@@ -183,3 +186,24 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     for name in backends:
         counts = ", ".join(f"{_outcomes[(name, outcome)]} {outcome}" for outcome in ("passed", "failed", "skipped"))
         terminalreporter.write_line(f"backend {name} ran these tests: {counts}")
+
+
+@pytest.fixture(scope="session")
+def worlds_home(tmp_path_factory: pytest.TempPathFactory) -> WorldsHome:
+    """Where this run's worlds and templates live: one folder, one PostgreSQL name prefix (templates built once)."""
+    return home_for_run(tmp_path_factory.mktemp("worlds"))
+
+
+@pytest.fixture(scope="session")
+def postgres_worlds_home(worlds_home: WorldsHome, postgres_admin_url: str) -> Iterator[WorldsHome]:
+    """The same home on PostgreSQL; the databases its worlds and templates leave are dropped at the end."""
+    yield worlds_home
+    drop_databases(postgres_admin_url, worlds_home.prefix)
+
+
+@pytest.fixture
+def worlds(backend: str, database_url: str, request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Worlds]:
+    """A worlds service whose control database is a private seeded copy on the chosen backend."""
+    home = request.getfixturevalue("postgres_worlds_home" if backend == "postgresql" else "worlds_home")
+    with open_worlds(home, database_url, tmp_path / "var") as service:
+        yield service

@@ -7,6 +7,10 @@ aftersales seed generate [--out F | --baseline]      a deterministic world: into
 aftersales token issue --caller C [--scopes] [--ttl] print a signed caller token
 aftersales stats [--since 1h] [--json]               per-tool health from the audit
 aftersales demo [--host H] [--port P]                the elicitation demo page, on throwaway data of its own
+aftersales tasks list | check [--tasks T] [--json]   agent tasks; replay their reference solutions on fresh worlds
+aftersales eval --agent CMD [--trials k] [--parallel n] [--out DIR]   score an agent on the tasks (pass^k)
+aftersales world create | fork | reset | drop | list worlds: isolated, time-pinned datasets for testing agents
+aftersales world snapshot | hash | diff | clock | trace | prune    inspect, move and tidy worlds
 """
 
 import argparse
@@ -16,7 +20,8 @@ from collections.abc import Sequence
 from pydantic import ValidationError
 
 from aftersales import __version__
-from aftersales.cli import db, demo, seed, serve, stats, token
+from aftersales.cli import db, demo, seed, serve, stats, tasks, token, world
+from aftersales.cli import eval as evaluation
 from aftersales.cli.failures import DATABASE_ERRORS, StartupError, database_problem, settings_problem
 from aftersales.settings import Settings
 
@@ -31,6 +36,9 @@ def parser() -> argparse.ArgumentParser:
     seed.add(commands)
     token.add(commands)
     stats.add(commands)
+    world.add(commands)
+    tasks.add(commands)
+    evaluation.add(commands)
     demo.add(commands)
     return root
 

@@ -12,6 +12,7 @@ from aftersales.domain.callers import ALL_SCOPES
 from aftersales.durations import parse_duration
 from aftersales.security import tokens
 from aftersales.settings import Settings
+from aftersales.worlds.api import TOKEN_SCOPES
 
 CALLER_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,63}$")
 
@@ -22,23 +23,45 @@ def add(commands: Commands) -> None:
     actions = token.add_subparsers(dest="action", required=True, metavar="ACTION")
     issue = actions.add_parser("issue", help="Print a bearer token for a caller.")
     issue.add_argument("--caller", required=True, help="Caller id, e.g. support-bot (owner of its quotes and keys).")
-    issue.add_argument("--scopes", default=",".join(ALL_SCOPES), help="Comma-separated: tickets:read,tickets:write.")
-    issue.add_argument("--ttl", default="30d", help="Lifetime: 90s, 30m, 12h, 30d (default 30d).")
+    add_claims(issue)
+    issue.add_argument("--world", help="Bind the token to this world: every request made with it runs there.")
     issue.set_defaults(run=issue_token)
+
+
+def add_claims(parser: argparse.ArgumentParser) -> None:
+    """The options every token-printing command shares."""
+    parser.add_argument(
+        "--scopes",
+        default=",".join(ALL_SCOPES),
+        help="Comma-separated: tickets:read,tickets:write (the tools); worlds:admin opens the worlds admin API.",
+    )
+    parser.add_argument("--ttl", default="30d", help="Lifetime: 90s, 30m, 12h, 30d (default 30d).")
+
+
+def checked_claims(caller: str, scopes_text: str, ttl_text: str) -> tuple[list[str], timedelta]:
+    """The scopes and lifetime of a token to issue, or a ValueError naming the option and what it accepts."""
+    if not CALLER_PATTERN.match(caller):
+        raise ValueError(f"--caller {caller!r}: use 1-64 letters, digits and _ . : @ -")
+    scopes = sorted({scope.strip() for scope in scopes_text.split(",") if scope.strip()})
+    unknown = [scope for scope in scopes if scope not in TOKEN_SCOPES]
+    if unknown or not scopes:
+        raise ValueError(f"--scopes {scopes_text!r}: choose from {', '.join(TOKEN_SCOPES)}")
+    ttl = parse_duration(ttl_text)
+    if ttl <= timedelta(0):
+        raise ValueError(f"--ttl {ttl_text!r}: a token must live at least one second; for example 12h or 30d")
+    return scopes, ttl
 
 
 def issue_token(args: argparse.Namespace, settings: Settings) -> int:
     """Validate the request and print the token."""
-    if not CALLER_PATTERN.match(args.caller):
-        raise ValueError(f"--caller {args.caller!r}: use 1-64 letters, digits and _ . : @ -")
-    scopes = sorted({scope.strip() for scope in args.scopes.split(",") if scope.strip()})
-    unknown = [scope for scope in scopes if scope not in ALL_SCOPES]
-    if unknown or not scopes:
-        raise ValueError(f"--scopes {args.scopes!r}: choose from {', '.join(ALL_SCOPES)}")
-    ttl = parse_duration(args.ttl)
-    if ttl <= timedelta(0):
-        raise ValueError(f"--ttl {args.ttl!r}: a token must live at least one second; for example 12h or 30d")
+    scopes, ttl = checked_claims(args.caller, args.scopes, args.ttl)
     # The keys live in the data dir: a token only verifies on servers that share it (or AFTERSALES_SECRET_KEYS).
     say(f"aftersales: signing with the keys of {location(settings)}")
+    if args.world is not None:
+        from aftersales.cli.world import service
+
+        with service(settings) as worlds:  # the world must exist: a token for no world would only ever get 404
+            print(worlds.token(args.world, args.caller, scopes, ttl))
+        return 0
     print(tokens.issue(App(settings).caller_keys, args.caller, scopes, ttl, now()))
     return 0

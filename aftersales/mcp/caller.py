@@ -11,14 +11,20 @@ from aftersales.domain.callers import Caller
 from aftersales.domain.errors import PermissionDenied
 
 
-def access_token_for(caller: Caller, expires_at: int | None = None) -> AccessToken:
-    """The SDK's view of a caller; the raw bearer token is deliberately not kept in it."""
+def access_token_for(caller: Caller, expires_at: int | None = None, world: str | None = None) -> AccessToken:
+    """The SDK's view of a caller; the raw bearer token is deliberately not kept in it.
+
+    A world is part of the principal (as its issuer): the SDK compares (client, issuer, subject) to decide who owns
+    a 2025-11-25 session and seals the same into requestState, so a session or a round opened in one world is
+    never continued in another.
+    """
     return AccessToken(
         token=f"caller:{caller.id}",
         client_id=caller.id,
         subject=caller.id,
         scopes=sorted(caller.scopes),
         expires_at=expires_at,
+        claims=None if world is None else {"iss": f"aftersales/world/{world}"},
     )
 
 

@@ -2,7 +2,8 @@
 
 Read calls are read-only tools and reads of a resource template (a ticket or an order by id): both read the database
 for one caller, so one bucket counts them together and neither is a way around the other's limit. The fixed
-resources (the policy text) are served from memory and pass.
+resources (the policy text) are served from memory and pass. Buckets are kept per world too: episodes in different
+worlds never throttle each other.
 """
 
 import threading
@@ -19,6 +20,7 @@ from aftersales.domain.errors import RateLimited
 from aftersales.mcp.caller import current_caller_id
 from aftersales.mcp.errors import error_result, protocol_error
 from aftersales.mcp.requests import resource_read, tool_call
+from aftersales.worlds.context import current_id
 
 
 @dataclass(frozen=True)
@@ -59,7 +61,7 @@ class RateLimiter:
         self._server, self._limits, self._clock = server, {"read": read, "write": write}, clock
         self._kinds: dict[str, str] | None = None
         self._resources: tuple[frozenset[str], list[UriTemplate]] | None = None  # fixed URIs, templates
-        self._buckets: dict[tuple[str, str], Bucket] = {}
+        self._buckets: dict[tuple[str | None, str, str], Bucket] = {}
         self._lock = threading.Lock()
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
@@ -80,13 +82,13 @@ class RateLimiter:
         return await call_next(ctx)
 
     def _spend(self, kind: str, request: str) -> RateLimited | None:
-        """Take one of the caller's `kind` tokens; the refusal when none is left."""
+        """Take one of the caller's `kind` tokens in the current world; the refusal when none is left."""
         caller = current_caller_id()
-        now = self._clock()
+        now, key = self._clock(), (current_id(), caller, kind)
         with self._lock:
-            bucket = self._buckets.get((caller, kind))
+            bucket = self._buckets.get(key)
             if bucket is None:
-                bucket = self._buckets[(caller, kind)] = Bucket(self._limits[kind], now)
+                bucket = self._buckets[key] = Bucket(self._limits[kind], now)
             wait = bucket.take(now)
         return self._refusal(caller, kind, wait, request) if wait > 0 else None
 

@@ -16,6 +16,7 @@ from aftersales.mcp.caller import current_caller_id
 from aftersales.mcp.metrics import Metrics
 from aftersales.mcp.requests import tool_call
 from aftersales.storage.audit import AuditLog, CallRecord
+from aftersales.worlds.context import current_id
 
 log = logging.getLogger(__name__)
 
@@ -25,7 +26,8 @@ class CallRecorder:
 
     def __init__(self, audit: AuditLog, metrics: Metrics) -> None:
         self._audit, self._metrics = audit, metrics
-        self._failures: dict[tuple[str, str], datetime] = {}  # last failure per (caller, tool), for repeat counts
+        # The last failure per (world, caller, tool), for repeat counts.
+        self._failures: dict[tuple[str | None, str, str], datetime] = {}
         self._lock = threading.Lock()
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
@@ -94,15 +96,17 @@ class CallRecorder:
                 input_round=2 if resumed else 1,
                 replayed=replayed,
                 latency_ms=round(seconds * 1000, 3),
+                world=current_id(),
             )
         )
 
     def _repeats_failure(self, caller: str, tool: str, at: datetime, failed: bool) -> bool:
         """Whether this call repeats a failure (domain.calls.repeats_failure); remember it if it failed itself."""
+        key = (current_id(), caller, tool)
         with self._lock:
-            previous = self._failures.pop((caller, tool), None)
+            previous = self._failures.pop(key, None)
             if failed:
-                self._failures[(caller, tool)] = at
+                self._failures[key] = at
         return repeats_failure(previous, at)
 
 

@@ -10,6 +10,7 @@ from aftersales.mcp.arguments import ArgumentGate
 from aftersales.mcp.ratelimit import Limit, RateLimiter
 from aftersales.mcp.recorder import CallRecorder
 from aftersales.mcp.surface import ServedSurface
+from aftersales.mcp.tracing import CallTracer
 
 INSTRUCTIONS = """\
 After-sales tools for an online shop: refunds, returns, exchanges and repairs of delivered order lines.
@@ -49,8 +50,13 @@ def build_server(app: App) -> MCPServer:
     prompts.register(server, app)
     app.metrics.bind(TOOL_NAMES, audit_dropped=lambda: app.audit.dropped)
     settings = app.settings
-    # Outermost first: advertise only what is served, record what the client finally got, then spend rate tokens,
-    # then check the arguments.
+    # A world's trace sees every call exactly as it crossed the wire, so it goes before the SDK's own middlewares
+    # (a requestState the SDK refuses is a call the trace must show too).
+    server.middleware.insert(
+        0, CallTracer(lambda world, draft: app.worlds.append_trace(world, draft), app.form_answerer)
+    )
+    # Then, outermost first: advertise only what is served, record what the client finally got, then spend rate
+    # tokens, then check the arguments.
     server.middleware.extend(
         [
             ServedSurface(server),

@@ -1,6 +1,5 @@
 """Estimating refunds, and the quote handles that pin an estimate for its owner."""
 
-import uuid
 from datetime import datetime, timedelta
 
 from aftersales.clock import as_utc, iso
@@ -12,6 +11,7 @@ from aftersales.domain.money import format_money
 from aftersales.domain.quotes import Quote
 from aftersales.domain.refunds import compute_refund
 from aftersales.durations import describe_duration
+from aftersales.ids import new_id
 from aftersales.services.housekeeping import Occasionally
 from aftersales.services.lines import line_context
 from aftersales.services.views import ItemView, QuoteView
@@ -38,7 +38,7 @@ def estimate_refund(
         check_estimate(line, quantity, now)
         breakdown = compute_refund(line.facts, quantity, reason, TicketKind.RETURN_AND_REFUND)
         quote = Quote(
-            id=str(uuid.uuid4()),
+            id=new_id(),
             owner=caller.id,
             order_id=order_id,
             line_no=line_no,

@@ -2,6 +2,8 @@
 
 The writer never stops: whatever a record holds, it is made fit for both databases first, and a record the
 database still refuses is logged, counted in `AuditLog.dropped` and skipped while the rest are written.
+A record made in a world is written to that world's database (it is reset, forked and dropped with the world);
+one whose world was dropped meanwhile is counted as dropped. Only the default world's audit is purged here.
 """
 
 import json
@@ -10,6 +12,7 @@ import queue
 import re
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from itertools import islice
@@ -57,6 +60,11 @@ class CallRecord:
     input_round: int
     replayed: bool
     latency_ms: float
+    world: str | None = None  # the world the call ran in; None for the default world
+
+
+# Where a world's records go: its session factory, or None when the world is gone.
+WorldSessions = Callable[[str], sessionmaker[Session] | None]
 
 
 def redact(arguments: Any) -> dict[str, Any]:
@@ -130,9 +138,12 @@ def row_of(record: CallRecord) -> dict[str, Any]:
 class AuditLog:
     """Queue records and write them in batches on one background thread; calls never wait for the audit."""
 
-    def __init__(self, session_factory: sessionmaker[Session], retention: timedelta) -> None:
+    def __init__(
+        self, session_factory: sessionmaker[Session], retention: timedelta, worlds: WorldSessions | None = None
+    ) -> None:
         self._session_factory = session_factory
         self._retention = retention
+        self._worlds = worlds
         self._queue: queue.Queue[CallRecord | None] = queue.Queue()
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
@@ -206,7 +217,28 @@ class AuditLog:
         return batch
 
     def _write(self, records: list[CallRecord]) -> None:
-        """Insert the batch in one statement; if that fails, row by row, so only a row the database refuses is lost."""
+        """Write each world's records of the batch to that world's database."""
+        by_world: dict[str | None, list[CallRecord]] = {}
+        for record in records:
+            by_world.setdefault(record.world, []).append(record)
+        for world, group in by_world.items():
+            factory = self._session_factory if world is None else self._world_sessions(world)
+            if factory is None:
+                with self._lock:
+                    self._dropped += len(group)
+                log.warning("%d audit records of world %.64r are lost: the world is gone", len(group), world)
+                continue
+            self._write_to(factory, group)
+
+    def _world_sessions(self, world: str) -> sessionmaker[Session] | None:
+        try:
+            return self._worlds(world) if self._worlds is not None else None
+        except Exception:  # the world's database could not even be found: like a refused write, counted
+            log.exception("could not find the database of world %.64r", world)
+            return None
+
+    def _write_to(self, factory: sessionmaker[Session], records: list[CallRecord]) -> None:
+        """Insert records in one statement; if that fails, row by row, so only a row the database refuses is lost."""
         rows = []
         for record in records:
             try:
@@ -216,13 +248,13 @@ class AuditLog:
         if not rows:
             return
         try:
-            self._insert(rows)
+            self._insert(factory, rows)
             return
         except Exception:
             log.warning("a batch of %d audit records was refused; writing them one by one", len(rows), exc_info=True)
         for index, row in enumerate(rows):
             try:
-                self._insert([row])
+                self._insert(factory, [row])
             except ServiceUnavailable:  # the database is not answering: writing the rest row by row cannot help
                 self._drop(
                     len(rows) - index, "the database is unavailable; %d audit records are lost", len(rows) - index
@@ -233,8 +265,8 @@ class AuditLog:
                     1, "an audit record (%s, %s at %s) was refused", row["tool"], row["caller"], row["called_at"]
                 )
 
-    def _insert(self, rows: list[dict[str, Any]]) -> None:
-        with UnitOfWork(self._session_factory) as uow:
+    def _insert(self, factory: sessionmaker[Session], rows: list[dict[str, Any]]) -> None:
+        with UnitOfWork(factory) as uow:
             uow.tool_calls.add_many(rows)
             uow.commit()
 

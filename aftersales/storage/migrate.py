@@ -1,5 +1,7 @@
 """Run Alembic from code: upgrade to head, report the current revision."""
 
+import threading
+
 from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
@@ -7,6 +9,10 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import Engine
 
 from aftersales.paths import shipped
+
+# Alembic keeps the running migration's context in module globals (alembic.context, alembic.op): two upgrades at
+# once in one process would run each other's steps on the wrong connection. One at a time, then.
+_UPGRADING = threading.Lock()
 
 
 def alembic_config() -> Config:
@@ -21,7 +27,7 @@ def alembic_config() -> Config:
 def upgrade(engine: Engine) -> None:
     """Migrate the database behind `engine` to head."""
     config = alembic_config()
-    with engine.begin() as connection:
+    with _UPGRADING, engine.begin() as connection:
         config.attributes["connection"] = connection
         command.upgrade(config, "head")
 

@@ -1,5 +1,6 @@
-"""Starlette app serving /mcp (Streamable HTTP), /healthz, /readyz and /metrics."""
+"""Starlette app serving /mcp (Streamable HTTP), /healthz, /readyz, /metrics and, when enabled, /admin/worlds."""
 
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -18,9 +19,13 @@ from aftersales.app import App
 from aftersales.mcp.server import build_server
 from aftersales.settings import Settings
 from aftersales.storage.migrate import current_revision, head_revision
+from aftersales.web.admin import admin_routes
 from aftersales.web.auth import BearerAuth
 from aftersales.web.bodies import WholeBodies
 from aftersales.web.sessions import CallerSessionManager
+
+log = logging.getLogger(__name__)
+HOUSEKEEPING_EVERY = 60.0  # seconds between drops of unused worlds and closes of idle world connections
 
 
 def readiness(app: App) -> tuple[bool, str]:
@@ -88,27 +93,44 @@ def create_web_app(app: App, server: MCPServer | None = None) -> Starlette:
             Route("/healthz", healthz, methods=["GET"]),
             Route("/readyz", readyz, methods=["GET"]),
             Route("/metrics", metrics, methods=["GET"]),
+            *(admin_routes(app) if settings.worlds_admin_enabled else []),
         ],
         lifespan=lambda _: lifespan(app, sessions),
     )
     web.state.close_streams = sessions.close_streams
     # Each add_middleware wraps the app so far: a request meets WorkerThreads, BearerAuth, WholeBodies, then /mcp.
     web.add_middleware(WholeBodies)
-    web.add_middleware(BearerAuth, keys=app.caller_keys)
+    web.add_middleware(BearerAuth, keys=app.caller_keys, router=lambda: app.router)
     web.add_middleware(WorkerThreads, count=settings.worker_threads)
     return web
 
 
 @asynccontextmanager
 async def lifespan(app: App, sessions: CallerSessionManager) -> AsyncIterator[None]:
-    """Run the session manager; at shutdown, write the queued audit records.
+    """Run the session manager and the worlds' housekeeping; at shutdown, write the queued audit records.
 
     A SIGTERM ends the process as soon as uvicorn returns, before any caller of uvicorn could close the app.
     """
-    async with sessions.run():
-        yield
+    async with sessions.run(), anyio.create_task_group() as tasks:
+        tasks.start_soon(housekeeping, app)
+        try:
+            yield
+        finally:
+            tasks.cancel_scope.cancel()
     if "audit" in app.__dict__:
         await anyio.to_thread.run_sync(app.audit.flush)
+
+
+async def housekeeping(app: App, every: float = HOUSEKEEPING_EVERY) -> None:
+    """Every minute, in a process that has served worlds: drop unused worlds, close idle world connections."""
+    while True:
+        await anyio.sleep(every)
+        if "worlds" not in app.__dict__:
+            continue
+        try:
+            await anyio.to_thread.run_sync(app.worlds.expire)
+        except Exception:
+            log.exception("world housekeeping failed; it runs again in %s seconds", every)
 
 
 class WorkerThreads:

@@ -1,6 +1,12 @@
-"""Bearer authentication for /mcp: a verified caller token or HTTP 401."""
+"""Bearer authentication for /mcp: a verified caller token or HTTP 401; a token bound to a world runs in it.
+
+A world is looked up without database I/O on the event loop (worlds/routing.py); a token naming a world that is
+not live (dropped, expired, never created, or still being made) gets HTTP 404 and never another world's data.
+"""
 
 import json
+from collections.abc import Callable
+from contextlib import ExitStack
 
 from mcp.server.auth.middleware.auth_context import auth_context_var
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
@@ -11,15 +17,23 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from aftersales.clock import now
 from aftersales.mcp.caller import access_token_for
 from aftersales.security.tokens import InvalidToken, TokenClaims, verify
+from aftersales.worlds.errors import UnknownWorld
+from aftersales.worlds.routing import WorldRouter
 
 HOW_TO = "Send 'Authorization: Bearer <token>'; the operator issues tokens with `aftersales token issue --caller NAME`."
+WORLD_HOW_TO = (
+    "Do not retry with this token. Create or fork a world (aftersales world create, or POST /admin/worlds) and use "
+    "the token printed with it, or a token without a world for the default data."
+)
 
 
 class BearerAuth:
     """ASGI middleware: authenticate requests under `prefix`; put the caller where the SDK looks for it."""
 
-    def __init__(self, app: ASGIApp, keys: list[str], prefix: str = "/mcp") -> None:
-        self.app, self.keys, self.prefix = app, keys, prefix
+    def __init__(
+        self, app: ASGIApp, keys: list[str], router: Callable[[], WorldRouter] | None = None, prefix: str = "/mcp"
+    ) -> None:
+        self.app, self.keys, self.prefix, self._router = app, keys, prefix, router
         # Verified tokens by value: checking a signature on every request of a busy caller is wasted work.
         self._verified: dict[str, TokenClaims] = {}
 
@@ -38,14 +52,28 @@ class BearerAuth:
         except InvalidToken as problem:
             await _unauthorized(str(problem), send)
             return
-        user = AuthenticatedUser(access_token_for(claims.caller, int(claims.expires_at.timestamp())))
-        # scope["user"] lets the SDK tie sessions to the caller; the context var feeds get_access_token().
-        scope["user"], scope["auth"] = user, AuthCredentials(sorted(claims.caller.scopes))
-        reset = auth_context_var.set(user)
-        try:
-            await self.app(scope, receive, send)
-        finally:
-            auth_context_var.reset(reset)
+        with ExitStack() as inside:
+            if claims.world is not None:
+                if self._router is None:
+                    await _unknown_world(UnknownWorld(claims.world), send)
+                    return
+                router = self._router()
+                try:
+                    world = await router.resolve(claims.world)
+                except UnknownWorld as unknown:
+                    await _unknown_world(unknown, send)
+                    return
+                # The world's clock, ids and database, for this request and the tool calls it carries.
+                inside.enter_context(router.entered(world))
+            expires = int(claims.expires_at.timestamp())
+            user = AuthenticatedUser(access_token_for(claims.caller, expires, claims.world))
+            # scope["user"] lets the SDK tie sessions to the caller; the context var feeds get_access_token().
+            scope["user"], scope["auth"] = user, AuthCredentials(sorted(claims.caller.scopes))
+            reset = auth_context_var.set(user)
+            try:
+                await self.app(scope, receive, send)
+            finally:
+                auth_context_var.reset(reset)
 
     def _claims(self, token: str) -> TokenClaims:
         """Verify a token, remembering good ones; expiry is checked on every use."""
@@ -64,17 +92,32 @@ class BearerAuth:
 
 async def _unauthorized(reason: str, send: Send) -> None:
     """HTTP 401 with WWW-Authenticate and a short JSON body that says what to do."""
-    body = json.dumps({"error": "invalid_token", "error_description": f"{reason}.", "what_to_do": HOW_TO}).encode()
+    body = {"error": "invalid_token", "error_description": f"{reason}.", "what_to_do": HOW_TO}
     challenge = f'Bearer realm="aftersales", error="invalid_token", error_description="{reason}"'
+    await _answer(401, body, send, [(b"www-authenticate", challenge.encode())])
+
+
+async def _unknown_world(unknown: UnknownWorld, send: Send) -> None:
+    """HTTP 404: the token is good, but the world it names is not served (any more)."""
+    body = {"error": "unknown_world", "error_description": f"{unknown.what} {unknown.rule}", "what_to_do": WORLD_HOW_TO}
+    await _answer(404, body, send)
+
+
+RawHeaders = list[tuple[bytes, bytes]]
+
+
+async def _answer(status: int, body: dict[str, str], send: Send, extra: RawHeaders | None = None) -> None:
+    """A JSON answer sent straight from the middleware."""
+    content = json.dumps(body).encode()
     await send(
         {
             "type": "http.response.start",
-            "status": 401,
+            "status": status,
             "headers": [
                 (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-                (b"www-authenticate", challenge.encode()),
+                (b"content-length", str(len(content)).encode()),
+                *(extra or []),
             ],
         }
     )
-    await send({"type": "http.response.body", "body": body})
+    await send({"type": "http.response.body", "body": content})

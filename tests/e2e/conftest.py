@@ -10,6 +10,7 @@ from aftersales.domain.callers import ALL_SCOPES
 from aftersales.mcp.server import build_server
 from aftersales.web.app import create_web_app
 from tests.support.clients import bearer_token
+from tests.support.episodes import Served, serving_worlds
 from tests.support.web import serving
 
 MODES = ["auto", "legacy"]  # 2026-07-28 (stateless) and 2025-11-25 (initialize handshake)
@@ -48,3 +49,12 @@ def issue_token(app: App):
 def token(issue_token) -> str:
     """A token for support-bot with every scope."""
     return issue_token()
+
+
+@pytest.fixture
+def served_worlds(backend, database_url, request, tmp_path) -> Iterator[Served]:
+    """The web app serving worlds (on this test's database as control) over HTTP, and an admin client for it."""
+    home = request.getfixturevalue("postgres_worlds_home" if backend == "postgresql" else "worlds_home")
+    marker = request.node.get_closest_marker("settings")
+    with serving_worlds(home, database_url, tmp_path, **(marker.kwargs if marker else {})) as served:
+        yield served

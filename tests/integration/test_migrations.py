@@ -6,19 +6,20 @@ from sqlalchemy import inspect
 
 from aftersales.storage import migrate
 from aftersales.storage.models import Base
+from aftersales.worlds.storage.tables import METADATA as WORLDS_METADATA
 
 
 def test_upgrading_an_empty_database_reaches_head_with_every_table(empty_engine):
     migrate.upgrade(empty_engine)
     assert migrate.current_revision(empty_engine) == migrate.head_revision()
-    assert set(Base.metadata.tables) <= set(inspect(empty_engine).get_table_names())
+    assert {*Base.metadata.tables, *WORLDS_METADATA.tables} <= set(inspect(empty_engine).get_table_names())
 
 
 def test_the_models_and_the_migrations_do_not_drift(empty_engine):
     migrate.upgrade(empty_engine)
     with empty_engine.connect() as connection:
         context = MigrationContext.configure(connection, opts={"compare_type": True})
-        assert compare_metadata(context, Base.metadata) == []
+        assert compare_metadata(context, [Base.metadata, WORLDS_METADATA]) == []
 
 
 def test_upgrading_twice_is_harmless(empty_engine):

@@ -37,6 +37,7 @@ class ServeProcess:
     port: int = field(default_factory=free_port)
     keys: list[str] = field(default_factory=lambda: [new_key()])
     state_keys: str = field(default_factory=new_key)
+    settings: dict[str, str] = field(default_factory=dict)  # more AFTERSALES_* variables for this process
     process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -57,6 +58,7 @@ class ServeProcess:
             "AFTERSALES_SECRET_KEYS": ",".join(self.keys),
             "AFTERSALES_STATE_KEYS": self.state_keys,
             "AFTERSALES_LOG_LEVEL": "INFO",
+            **self.settings,
         }
         with self.log.open("ab") as log:
             self.process = subprocess.Popen(

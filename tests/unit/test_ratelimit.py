@@ -14,7 +14,9 @@ from mcp_types import INVALID_PARAMS, ToolAnnotations
 from aftersales.domain.callers import Caller
 from aftersales.mcp.caller import acting_as
 from aftersales.mcp.ratelimit import Bucket, Limit, RateLimiter
+from aftersales.worlds import context
 from tests.support.clients import ALICE, BOB
+from tests.support.worlds import a_world
 
 pytestmark = pytest.mark.anyio
 READS = Limit(per_minute=6, burst=3)  # a token every 10 seconds
@@ -163,6 +165,15 @@ async def test_a_wait_is_stated_in_tenths_of_a_second_and_never_as_zero():
     assert retry_after(await limited.call(ALICE, "change")) == 0.2  # 0.17 seconds
     limited.wait(0.166)
     assert retry_after(await limited.call(ALICE, "change")) == 0.1  # 0.004 seconds
+
+
+async def test_each_world_keeps_buckets_of_its_own_for_the_same_caller():
+    limited = Limited()
+    with context.entered(a_world("w-one"), lambda _: 1):
+        assert await limited.calls(ALICE, "change", 2) == [True, False]
+    with context.entered(a_world("w-two"), lambda _: 1):
+        assert await limited.calls(ALICE, "change", 2) == [True, False]
+    assert await limited.calls(ALICE, "change", 1) == [True]  # the default world is untouched too
 
 
 async def test_reading_a_resource_by_id_spends_the_callers_read_tokens_and_is_refused_as_invalid_params():

@@ -23,8 +23,10 @@ from aftersales.mcp.errors import error_result
 from aftersales.mcp.metrics import Metrics
 from aftersales.mcp.recorder import CallRecorder, classify
 from aftersales.storage.audit import CallRecord
+from aftersales.worlds import context
 from tests.support.clients import ALICE
 from tests.support.metrics import samples
+from tests.support.worlds import a_world
 
 pytestmark = pytest.mark.anyio
 LOOK = QUERY_TICKET  # the recorder keeps names only of tools the server has
@@ -172,3 +174,14 @@ async def test_a_call_after_a_failure_of_the_same_tool_within_five_minutes_count
         clock.tick(timedelta(minutes=5, seconds=1))
         await recorded.send(LOOK, failed)  # too late to be a repeat
     assert recorded.repeats() == 1
+
+
+async def test_a_call_in_a_world_is_recorded_for_that_world_and_repeats_are_counted_per_world():
+    recorded = Recorded()
+    with context.entered(a_world("w-one"), lambda _: 1):
+        await recorded.send(LOOK, error_result(RULE))
+    with context.entered(a_world("w-two"), lambda _: 1):
+        await recorded.send(LOOK, answer("created"))  # no failure before it in this world
+    await recorded.send(LOOK, answer("created"))
+    assert [entry.world for entry in recorded.audit.records] == ["w-one", "w-two", None]
+    assert recorded.repeats() == 0

@@ -56,3 +56,18 @@ def test_rotation_keeps_old_tokens_valid_while_the_new_key_signs():
     assert verify([NEW], new_token, T0).caller.id == "bot"
     with pytest.raises(InvalidToken):
         verify([NEW], old_token, T0)
+
+
+def test_a_token_may_name_a_world_and_one_without_names_none():
+    bound = verify([OLD], issue([OLD], "bot", ["tickets:read"], timedelta(days=1), T0, world="w-1a2b3c4d"), T0)
+    plain = verify([OLD], issue([OLD], "bot", ["tickets:read"], timedelta(days=1), T0), T0)
+    assert (bound.world, plain.world) == ("w-1a2b3c4d", None)
+
+
+def test_a_signed_world_claim_that_is_not_a_name_is_refused():
+    from itsdangerous import URLSafeSerializer
+
+    claims = {"sub": "bot", "scp": ["tickets:read"], "iat": int(T0.timestamp()), "exp": int(T0.timestamp()) + 60}
+    token = URLSafeSerializer([OLD], salt="aftersales.caller-token.v1").dumps({**claims, "wld": ["w-1"]})
+    with pytest.raises(InvalidToken, match="malformed"):
+        verify([OLD], token, T0)

@@ -1,0 +1,63 @@
+"""`aftersales eval --agent CMD`: every task's trials on fresh worlds, a table, report.json, junit.xml, trajectories."""
+
+import argparse
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+from aftersales.cli import Commands
+from aftersales.cli.tasks import TASKS_HELP
+from aftersales.settings import Settings
+from aftersales.testing import report as reports
+from aftersales.testing.host import Host, harness_settings
+from aftersales.testing.loader import load, runnable
+from aftersales.testing.runner import Agent, TrialResult, run_eval
+
+
+def add(commands: Commands) -> None:
+    """Register the eval command."""
+    run = commands.add_parser("eval", help="Run an MCP agent on every task's trials and score them (pass^k).")
+    run.add_argument("--agent", required=True, help='The agent command, run by the shell per trial: "python bot.py".')
+    run.add_argument("--tasks", help=TASKS_HELP)
+    run.add_argument("--trials", type=int, default=1, help="Trials per task, k (default 1).")
+    run.add_argument("--parallel", type=int, default=1, help="Trials run at once (default 1).")
+    run.add_argument(
+        "--out", type=Path, help="Where report.json, junit.xml and trajectories go (default a new folder)."
+    )
+    run.add_argument("--timeout", type=float, default=120.0, help="Seconds an agent may take per trial (default 120).")
+    run.add_argument(
+        "--forms",
+        choices=("world", "client"),
+        default="world",
+        help="Who answers the server's forms: the world, from the task's customer (default), or the agent's client.",
+    )
+    run.add_argument("--score-mentions", action="store_true", help="Fail trials whose stdout misses a fact to mention.")
+    run.add_argument("--database-url", help="Control database for the worlds (default a private SQLite folder).")
+    run.set_defaults(run=run_command)
+
+
+def run_command(args: argparse.Namespace, settings: Settings) -> int:
+    """Run the trials, print the table, write the files; exit 1 when any trial failed."""
+    if args.trials < 1 or args.parallel < 1:
+        raise ValueError("--trials and --parallel must be at least 1")
+    tasks, skipped = runnable(load(args.tasks))
+    out = args.out or Path(tempfile.mkdtemp(prefix="aftersales-eval-out-"))
+    out.mkdir(parents=True, exist_ok=True)
+    agent = Agent(args.agent, args.timeout, args.forms, args.score_mentions)
+
+    def done(result: TrialResult) -> None:
+        verdict = "pass" if result.passed else f"FAIL ({', '.join(result.failed_parts)})"
+        print(f"{result.task.id} trial {result.trial}: {verdict}", file=sys.stderr, flush=True)
+
+    started, clock = datetime.now(UTC), time.perf_counter()
+    with Host(harness_settings(args.database_url)) as host:
+        results = run_eval(host, agent, tasks, args.trials, args.parallel, out, done)
+    seconds = time.perf_counter() - clock
+    report = reports.build(results, tasks, args.agent, args.forms, args.trials, started, seconds, skipped)
+    (out / "report.json").write_text(report.model_dump_json(indent=2), encoding="utf-8")
+    (out / "junit.xml").write_bytes(reports.junit(report))
+    print(reports.table(report))
+    print(f"report: {out / 'report.json'}  junit: {out / 'junit.xml'}  trajectories: {out / 'trajectories'}")
+    return 0 if report.overall.passed == report.overall.trials else 1

@@ -1,0 +1,74 @@
+"""`aftersales tasks list|check`: the shipped (or given) tasks, and a replay of each reference solution."""
+
+import argparse
+import json
+import sys
+
+from aftersales.cli import Commands
+from aftersales.settings import Settings
+from aftersales.testing.check import CheckResult, check_tasks, explain
+from aftersales.testing.host import Host, harness_settings
+from aftersales.testing.loader import load
+from aftersales.testing.scoring import expects_change
+
+TASKS_HELP = "A folder of task files, one file, or comma-separated shipped task ids (default: every shipped task)."
+
+
+def add(commands: Commands) -> None:
+    """Register the tasks commands."""
+    tasks = commands.add_parser("tasks", help="Agent tasks: list them, check their reference solutions.")
+    actions = tasks.add_subparsers(dest="action", required=True, metavar="ACTION")
+    listing = actions.add_parser("list", help="The tasks, one line each.")
+    check = actions.add_parser("check", help="Replay each reference solution on a fresh world; exit 1 if any miss.")
+    for parser in (listing, check):
+        parser.add_argument("--tasks", help=TASKS_HELP)
+        parser.add_argument("--json", action="store_true", help="Print JSON.")
+    check.add_argument(
+        "--database-url",
+        help="Control database for the worlds (a PostgreSQL URL puts every world on that server); default a "
+        "private SQLite folder.",
+    )
+    check.add_argument("--parallel", type=int, default=1, help="Tasks checked at once (default 1).")
+    listing.set_defaults(run=run_list)
+    check.set_defaults(run=run_check)
+
+
+def run_list(args: argparse.Namespace, settings: Settings) -> int:
+    """Print the tasks."""
+    tasks = load(args.tasks)
+    if args.json:
+        print(
+            json.dumps([{"id": t.id, "title": t.title, "change": expects_change(t.expected)} for t in tasks], indent=2)
+        )
+        return 0
+    for task in tasks:
+        print(f"{task.id:44} {'change   ' if expects_change(task.expected) else 'no change'}  {task.title}")
+    return 0
+
+
+def run_check(args: argparse.Namespace, settings: Settings) -> int:
+    """Check every task; exit 1 when any reference misses its expected outcome or breaks a rule."""
+    tasks = load(args.tasks)
+
+    def done(result: CheckResult) -> None:
+        if not args.json:
+            verdict = "skip" if result.skipped else "pass" if result.passed else "FAIL"
+            print(f"{verdict}  {result.task.id}" + (f"  ({result.skipped})" if result.skipped else ""), flush=True)
+            if not result.passed:
+                print(explain(result), flush=True)
+
+    with Host(harness_settings(args.database_url)) as host:
+        results = check_tasks(host, tasks, args.parallel, done)
+    failed = [result for result in results if not result.passed]
+    skipped = [result for result in results if result.skipped]
+    if args.json:
+        print(json.dumps({"tasks": [result.as_dict() for result in results], "failed": len(failed)}, indent=2))
+    else:
+        ran = len(results) - len(skipped)
+        print(f"{ran - len(failed)} of {ran} reference solutions reach their expected outcome; {len(skipped)} skipped")
+    if failed:
+        print(
+            f"aftersales: {len(failed)} task(s) fail their own reference: {', '.join(r.task.id for r in failed)}",
+            file=sys.stderr,
+        )
+    return 1 if failed else 0

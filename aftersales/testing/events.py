@@ -1,0 +1,82 @@
+"""A task's events, played by the server after a call in a trial's world returns: the clock moves, an answer is lost.
+
+Tool middleware placed just inside the worlds tracer; calls outside a trial pass straight through.
+"""
+
+import threading
+import uuid
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+import anyio
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.shared.exceptions import MCPError
+from mcp_types import INTERNAL_ERROR
+
+from aftersales.durations import parse_duration
+from aftersales.mcp.recorder import classify
+from aftersales.mcp.requests import tool_call
+from aftersales.testing.tasks import Customer, WorldStart
+from aftersales.worlds import context
+
+
+@dataclass
+class Trial:
+    """One trial world as the harness serves it: how it started, who answers its forms, what the task did to it."""
+
+    world_id: str
+    start: WorldStart
+    advance: Callable[[str, timedelta], None]  # moves the world's clock (and makes every process see it at once)
+    customer: Customer | None = None  # answers the world's forms; None leaves them to the agent's client
+    label: str = "a test"  # what the world is for (a task id), in diffs
+    done: Counter[str] = field(default_factory=Counter)  # finished calls per tool, for the events
+    lost: list[tuple[str, int]] = field(default_factory=list)  # (tool, nth call) whose answers were dropped
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+Trials = dict[str, Trial]
+
+
+class TaskEvents:
+    """Server middleware: after the nth call of a tool finishes in a trial world, play the task's events for it."""
+
+    def __init__(self, trials: Trials) -> None:
+        self._trials = trials
+
+    async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+        """Pass the call on; then advance the clock or lose the answer when the task says so."""
+        params, world = tool_call(ctx), context.current()
+        trial = self._trials.get(world.id) if world is not None and params is not None else None
+        result = await call_next(ctx)
+        if trial is None or params is None or classify(result)[0] == "input_required":
+            return result
+        tool = str(params.get("name"))
+        with trial.lock:
+            trial.done[tool] += 1
+            nth = trial.done[tool]
+        due = [event for event in trial.start.events if event.after == tool and event.nth == nth]
+        for event in due:
+            if event.advance:
+                await anyio.to_thread.run_sync(trial.advance, trial.world_id, parse_duration(event.advance))
+        if any(event.lose_response for event in due):
+            trial.lost.append((tool, nth))
+            # What a server that fails after committing says: the agent cannot tell whether the call took effect.
+            raise MCPError(INTERNAL_ERROR, f"Internal error (reference {uuid.uuid4().hex[:12]}).")
+        return result
+
+
+def mark_faults(trace: list[dict[str, Any]], lost: list[tuple[str, int]]) -> list[dict[str, Any]]:
+    """The trace with `fault: response_lost` on each call whose answer the task dropped (counted as the events are)."""
+    counts: Counter[str] = Counter()
+    marked = []
+    for entry in trace:
+        entry = dict(entry)
+        if entry.get("outcome") != "input_required":
+            counts[entry["tool"]] += 1
+            if (entry["tool"], counts[entry["tool"]]) in lost:
+                entry["fault"] = "response_lost"
+        marked.append(entry)
+    return marked

@@ -1,0 +1,202 @@
+"""The harness's host: worlds (phase 2 of issue #13), a server on a loopback port, and a fresh world per trial.
+
+`Host` opens a trial for a task (a world copied from the task's start, frozen at its clock, with deterministic
+ids), hands out the trial's MCP URL and a token bound to the world, and afterwards the world's diff and trace. The
+server runs in this process on its own thread, so the agent (any process) reaches it over HTTP.
+"""
+
+import socket
+import tempfile
+import threading
+import time
+from collections.abc import Mapping
+from concurrent.futures import Future
+from contextlib import ExitStack
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import anyio
+import anyio.from_thread
+import uvicorn
+from anyio.abc import TaskStatus
+from starlette.applications import Starlette
+
+from aftersales.domain.callers import ALL_SCOPES
+from aftersales.settings import Settings
+from aftersales.storage import migrate
+from aftersales.testing.apps import PREFIX, Router, Served, serve_settings, with_overrides
+from aftersales.testing.customer import answer_question
+from aftersales.testing.events import Trial, Trials, mark_faults
+from aftersales.testing.rows import insert_rows
+from aftersales.testing.tasks import Customer, Task, WorldStart
+from aftersales.web.serving import Server
+from aftersales.worlds import inspect
+from aftersales.worlds.model import World
+from aftersales.worlds.service import Worlds
+
+CALLER = "agent"  # every trial's caller: the owner of its quotes and scope of its keys, the same in every world
+TOKEN_TTL = timedelta(hours=12)
+# The harness serves many episodes at once for one caller id: limits meant for runaway loops in production would
+# throttle trials against each other.
+HARNESS = {
+    "rate_read_per_minute": 1_000_000,
+    "rate_read_burst": 100_000,
+    "rate_write_per_minute": 1_000_000,
+    "rate_write_burst": 100_000,
+    "sessions_per_caller": 100_000,
+    "worlds_max": 100_000,
+    "worlds_open_engines": 64,
+    "log_level": "WARNING",
+}
+
+
+@dataclass(frozen=True)
+class TrialWorld:
+    """What an agent gets for one trial, and what the harness reads back."""
+
+    trial: Trial
+    url: str
+    token: str
+
+    @property
+    def id(self) -> str:
+        """The world's id."""
+        return self.trial.world_id
+
+
+def harness_settings(database_url: str | None = None, folder: Path | None = None, **changes: Any) -> Settings:
+    """Settings for a harness: a control database (default a SQLite file in `folder`) and worlds beside it."""
+    base = folder or Path(tempfile.mkdtemp(prefix="aftersales-eval-"))
+    values = {"data_dir": base, "worlds_dir": base / "worlds", **HARNESS, **changes}
+    return Settings(database_url=database_url or f"sqlite:///{base / 'control.db'}", **values)
+
+
+class Host:
+    """Worlds, the server and the trials it serves; use as a context manager (`with Host(settings) as host`)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.trials: Trials = {}
+        self._served: dict[tuple[tuple[str, Any], ...], Served] = {}
+        self._starts: dict[str, World] = {}
+        # Building a template migrates a database with Alembic; worlds are made one at a time (copies take ms).
+        self._making = threading.RLock()
+        self._stack = ExitStack()
+        self._server: Server | None = None
+        self._serving: Future[None] | None = None
+        self.base_url = ""
+        self.default = serve_settings(settings, self._answer, self.trials)
+        migrate.upgrade(self.default.app.engine)
+        self._served[()] = self.default
+
+    @property
+    def worlds(self) -> Worlds:
+        """The worlds service (of the default App; every App shares the control database)."""
+        return self.default.app.worlds
+
+    def __enter__(self) -> "Host":
+        self._portal = self._stack.enter_context(anyio.from_thread.start_blocking_portal())
+        self._stop = self._portal.call(anyio.Event)
+        self._portal.start_task(self._keep_running, self.default.web)
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        listener.bind(("127.0.0.1", 0))
+        config = uvicorn.Config(Router(self._route), lifespan="off", log_level="warning", access_log=False)
+        self._server = Server(config)
+        self._serving = self._portal.start_task_soon(self._server.serve, [listener])
+        self.base_url = f"http://127.0.0.1:{listener.getsockname()[1]}"
+        while not self._server.started:
+            if self._serving.done():
+                self._serving.result()
+            time.sleep(0.01)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def open_trial(self, task: Task, scripted_forms: bool = True) -> TrialWorld:
+        """A fresh world for one trial of `task`; `scripted_forms`: the world answers its forms as the customer."""
+        return self.open(task.world, task.customer if scripted_forms else None, task.id)
+
+    def open(self, start: WorldStart, customer: Customer | None = None, label: str = "a test") -> TrialWorld:
+        """A fresh world as `start` describes, routed and ready; `customer` answers its forms (else the client)."""
+        with self._making:
+            self._serve(dict(start.settings))
+            world = self._new_world(start)
+        self.trials[world.id] = Trial(world.id, start, self.advance_world, customer, label)
+        token = self.worlds.token(world.id, CALLER, sorted(ALL_SCOPES), TOKEN_TTL)
+        return TrialWorld(self.trials[world.id], f"{self.base_url}{PREFIX}{world.id}/mcp", token)
+
+    def diff(self, trial: TrialWorld) -> dict[str, Any]:
+        """The trial world against its start (format aftersales-world-diff/1)."""
+        return inspect.compare(self.worlds, trial.id, "source")
+
+    def trace(self, trial: TrialWorld) -> list[dict[str, Any]]:
+        """The world's trace (aftersales-trace/1), each call whose answer the task dropped marked as a fault."""
+        return mark_faults(self.worlds.trace(trial.id), trial.trial.lost)
+
+    def advance_world(self, world_id: str, by: timedelta) -> None:
+        """Move a world's clock forward; every App's next request sees it."""
+        self.worlds.advance(world_id, by)
+        for served in self._served.values():
+            served.app.router.forget(world_id)
+
+    def close_trial(self, trial: TrialWorld) -> None:
+        """Stop answering for the trial's world and drop it (its audit records written first)."""
+        for served in self._served.values():
+            if "audit" in served.app.__dict__:
+                served.app.audit.flush()
+        self.trials.pop(trial.id, None)
+        self.worlds.drop(trial.id)
+        for served in self._served.values():
+            served.app.router.forget(trial.id)
+
+    def close(self) -> None:
+        """Stop the server and drop every world this host made."""
+        if self._server is not None and self._serving is not None:
+            for served in self._served.values():
+                served.web.state.close_streams()
+            self._server.should_exit = True
+            self._serving.result()
+            self._portal.call(self._stop.set)
+        self._stack.close()
+        for world in self.worlds.registry.all():
+            self.worlds.drop(world.id)
+        for served in self._served.values():
+            served.app.close()
+
+    def _serve(self, overrides: dict[str, Any]) -> Served:
+        key = tuple(sorted(overrides.items()))
+        if key not in self._served:
+            served = serve_settings(with_overrides(self.settings, overrides), self._answer, self.trials)
+            self._portal.start_task(self._keep_running, served.web)
+            self._served[key] = served
+        return self._served[key]
+
+    def _route(self, world_id: str) -> Served | None:
+        trial = self.trials.get(world_id)
+        return None if trial is None else self._served.get(tuple(sorted(trial.start.settings.items())))
+
+    def _answer(self, world_id: str, question: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The worlds' FormAnswerer: a trial's customer answers its world's forms, when the world answers them."""
+        trial = self.trials.get(world_id)
+        if trial is None or trial.customer is None:
+            return None
+        return answer_question(trial.customer, question)
+
+    def _new_world(self, start: WorldStart) -> World:
+        if not start.rows:
+            return self.worlds.create(start.source, "frozen", start.clock, deterministic=True)
+        key = start.model_dump_json(include={"source", "clock", "rows"})
+        if key not in self._starts:
+            made = self.worlds.create(start.source, "frozen", start.clock, deterministic=True)
+            insert_rows(self.worlds.engines.engine(made.location), start.rows, made.anchor_day)
+            self.worlds.engines.close(made.location)
+            self._starts[key] = made
+        return self.worlds.fork(self._starts[key].id)
+
+    async def _keep_running(self, web: Starlette, *, task_status: TaskStatus[None]) -> None:
+        async with web.router.lifespan_context(web):
+            task_status.started()
+            await self._stop.wait()

@@ -1,0 +1,73 @@
+"""Replaying a task's reference solution: the calls a correct agent makes, through the real MCP client over HTTP."""
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import httpx2
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
+
+from aftersales.testing.customer import elicitation_callback
+from aftersales.testing.tasks import Step, Task
+
+REFERENCE = re.compile(r"^\$\{([a-z_][a-z0-9_]*)\.([A-Za-z0-9_.]+)\}$")
+
+
+@dataclass(frozen=True)
+class StepResult:
+    """What one reference call came to, and whether that is what the step expects."""
+
+    step: Step
+    outcome: str  # ok, tool_error, protocol_error
+    text: str
+
+    @property
+    def as_expected(self) -> bool:
+        """The step has no expectation, or met it."""
+        return self.step.expect is None or self.step.expect == self.outcome
+
+
+def resolve(value: Any, saved: dict[str, Any]) -> Any:
+    """An argument with "${name.path}" replaced by that field of a saved result (keeping its type)."""
+    if isinstance(value, dict):
+        return {key: resolve(item, saved) for key, item in value.items()}
+    if isinstance(value, list):
+        return [resolve(item, saved) for item in value]
+    match = REFERENCE.match(value) if isinstance(value, str) else None
+    if match is None:
+        return value
+    name, path = match.groups()
+    if name not in saved:
+        raise KeyError(f"${{{name}.{path}}} names a result no earlier step saved")
+    found: Any = saved[name]
+    for part in path.split("."):
+        found = found[int(part)] if isinstance(found, list) else found[part]
+    return found
+
+
+async def replay(task: Task, url: str, token: str) -> list[StepResult]:
+    """Make the reference's calls in order; a failing call does not stop the later ones (a retry may follow)."""
+    saved: dict[str, Any] = {}
+    results = []
+    headers = {"Authorization": f"Bearer {token}"}
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=30) as http,
+        # A client that can show forms: the world answers them as the customer (or, left to the client, this does).
+        Client(
+            streamable_http_client(url, http_client=http), elicitation_callback=elicitation_callback(task.customer)
+        ) as client,
+    ):
+        for step in task.reference:
+            arguments = resolve(step.arguments, saved)
+            try:
+                result = await client.call_tool(step.call, arguments)
+            except MCPError as error:
+                results.append(StepResult(step, "protocol_error", error.error.message))
+                continue
+            text = " ".join(getattr(part, "text", "") for part in result.content)
+            results.append(StepResult(step, "tool_error" if result.is_error else "ok", text))
+            if step.save and result.structured_content is not None:
+                saved[step.save] = result.structured_content
+    return results

@@ -1,0 +1,94 @@
+"""Call rules checked on a trace: pure functions over trace entries (dicts in the aftersales-trace/1 shape)."""
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from aftersales.domain.calls import ARGUMENT_ERRORS, CREATE_TICKET
+from aftersales.testing.matching import MISSING, matches, show
+from aftersales.testing.tasks import CallPattern, CallRules
+
+Entry = Mapping[str, Any]
+INVALID_PARAMS = "jsonrpc_-32602"
+
+
+def calls(trace: Sequence[Entry]) -> list[Entry]:
+    """The calls an agent made: a retry answering an input_required round is the same call, not a new one."""
+    return [entry for entry in trace if entry.get("resumes") is None]
+
+
+def rule_problems(rules: CallRules, trace: Sequence[Entry]) -> list[str]:
+    """Every rule the calls broke; empty when all hold."""
+    made = calls(trace)
+    problems = [_missing(pattern, made) for pattern in rules.must_call]
+    problems += [f"called {tool}, which the task forbids" for tool in rules.must_not_call if _count(made, tool)]
+    if rules.max_calls is not None and len(made) > rules.max_calls:
+        problems.append(f"made {len(made)} calls, at most {rules.max_calls} allowed")
+    for tool, limit in rules.max_calls_per_tool.items():
+        if _count(made, tool) > limit:
+            problems.append(f"called {tool} {_count(made, tool)} times, at most {limit} allowed")
+    if rules.no_invalid_arguments:
+        problems += [
+            f"call #{entry['seq']} ({entry['tool']}) was refused for its arguments: {_first_line(entry)}"
+            for entry in trace
+            if entry.get("error_kind") in (*ARGUMENT_ERRORS, INVALID_PARAMS)
+        ]
+    creates = [entry for entry in made if entry["tool"] == CREATE_TICKET]
+    if rules.no_create_after_refusal:
+        problems += _creates_after_refusal(creates)
+    if rules.one_key_per_ticket:
+        problems += _keys_per_ticket(creates)
+    return [problem for problem in problems if problem]
+
+
+def _missing(pattern: str | CallPattern, made: list[Entry]) -> str:
+    wanted = CallPattern(tool=pattern) if isinstance(pattern, str) else pattern
+    for entry in made:
+        arguments = entry.get("arguments") or {}
+        if entry["tool"] == wanted.tool and all(
+            matches(matcher, arguments.get(name, MISSING)) for name, matcher in wanted.arguments.items()
+        ):
+            return ""
+    shown = ", ".join(f"{name}={show(matcher)}" for name, matcher in wanted.arguments.items())
+    return f"never called {wanted.tool}" + (f" with {shown}" if shown else "")
+
+
+def _count(made: list[Entry], tool: str) -> int:
+    return sum(1 for entry in made if entry["tool"] == tool)
+
+
+def _line(entry: Entry) -> tuple[Any, Any]:
+    arguments = entry.get("arguments") or {}
+    return arguments.get("order_id"), arguments.get("line_no")
+
+
+def _creates_after_refusal(creates: list[Entry]) -> list[str]:
+    """A create refused by a rule is not retried for that line and kind; a declined one not for that line."""
+    problems, refused, declined = [], set(), set()
+    for entry in creates:
+        line, kind = _line(entry), (entry.get("arguments") or {}).get("kind")
+        if line in declined or (line, kind) in refused:
+            why = "the customer declined" if line in declined else "a rule refused it"
+            problems.append(f"call #{entry['seq']} opens a ticket for {line[0]} line {line[1]} again after {why}")
+        if entry["outcome"] == "tool_error" and entry.get("error_kind") == "rule":
+            refused.add((line, kind))
+        if (entry.get("result") or {}).get("outcome") == "not_created":
+            declined.add(line)
+    return problems
+
+
+def _keys_per_ticket(creates: list[Entry]) -> list[str]:
+    """Retries of one intended ticket (same line and kind) reuse one idempotency key."""
+    keys: dict[tuple[Any, ...], set[str]] = {}
+    for entry in creates:
+        arguments = entry.get("arguments") or {}
+        keys.setdefault((*_line(entry), arguments.get("kind")), set()).add(str(arguments.get("idempotency_key")))
+    return [
+        f"{len(used)} different idempotency keys for one ticket ({order} line {line}, {kind}): retries must reuse one"
+        for (order, line, kind), used in keys.items()
+        if len(used) > 1
+    ]
+
+
+def _first_line(entry: Entry) -> str:
+    message = str((entry.get("error") or {}).get("message") or "")
+    return message.splitlines()[0][:160] if message else "no message"

@@ -1,0 +1,71 @@
+"""The shape of a trajectory line: one entry of a world's trace (format aftersales-trace/1, written by worlds).
+
+The worlds tracer (aftersales.worlds.trace) writes the entries; `aftersales eval` adds `fault` where the task
+dropped a call's answer. trajectory.schema.json is generated from `TraceEntry`, and the tests validate real
+trajectories against it, so a change of the trace format shows up here.
+"""
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Closed(BaseModel):
+    """Trace parts admit no other keys."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class Question(Closed):
+    """A form the server asked for: its key (none on 2025-11-25), the message and the schema."""
+
+    key: str | None
+    method: str | None
+    message: str | None
+    requested_schema: dict[str, Any] | None
+
+
+class Answer(Closed):
+    """What came back for a question: accept with content, decline or cancel."""
+
+    key: str | None
+    action: str | None
+    content: dict[str, Any] | None
+
+
+class Round(Closed):
+    """Questions asked during a call and their answers (none yet when a later call answers them)."""
+
+    via: Literal["input_required", "elicitation/create"]
+    questions: list[Question]
+    answers: list[Answer] | None
+    answered_by: Literal["client", "script"] | None = Field(
+        description="client: the agent's MCP client answered; script: the world answered from the task's customer."
+    )
+
+
+class TraceEntry(Closed):
+    """One tools/call as the world saw it."""
+
+    format: Literal["aftersales-trace/1"]
+    seq: int = Field(ge=1, description="Order in the world's trace.")
+    world: str
+    started_at: str = Field(description="The world's clock when the call arrived.")
+    wall_started_at: str
+    caller: str
+    protocol: str | None
+    request_id: str | int | None
+    tool: str
+    arguments: Any
+    outcome: Literal["ok", "tool_error", "protocol_error", "input_required"]
+    error_kind: str | None
+    replayed: bool
+    result: Any = Field(description="The structured result of a call that succeeded.")
+    error: dict[str, Any] | None = Field(description="{kind, message} of a tool error, {code, message} otherwise.")
+    input_requests: list[Question] | None
+    resumes: int | None = Field(description="The seq of the call whose questions this retry answers.")
+    rounds: list[Round]
+    latency_ms: float
+    fault: Literal["response_lost"] | None = Field(
+        default=None, description="The call took effect but the task dropped its answer (a simulated timeout)."
+    )

@@ -1,0 +1,142 @@
+"""Canonical snapshots of a world's business tables, and their hash.
+
+A snapshot is JSON that two identical episodes on identical worlds produce byte for byte, on SQLite and on
+PostgreSQL alike: values are read through the same types (booleans, integers, aware UTC datetimes), then
+- timestamps are written relative to the world's anchor day (00:00 UTC of its clock at creation), as
+  `day+1T09:30:00Z`; so are ISO timestamps inside JSON kept in columns;
+- generated ids are named by order of appearance: quote handles become `quote#1`, `quote#2`… everywhere they
+  occur, JSON in columns included; surrogate row numbers (ticket events, idempotency records, audit rows) are
+  left out, and events are keyed by their place in the ticket's timeline (`seq`);
+- values derived from others or from timing (an idempotency record's fingerprint, an audit row's latency) are
+  left out;
+- JSON held in columns (idempotency arguments and results, audit arguments) is parsed and normalised too.
+The audit (`tool_calls`) is left out unless asked for: what an episode did to the data is the state; how it was
+called is the trace's business (phase 2), and the audit of a run holds timings that never repeat.
+"""
+
+import json
+import re
+from datetime import datetime, timedelta
+from hashlib import sha256
+from typing import Any
+
+from aftersales.clock import as_utc
+from aftersales.worlds.model import iso_exact
+from aftersales.worlds.storage.rows import business_tables
+
+FORMAT = "aftersales-world-snapshot/1"
+AUDIT = "tool_calls"
+# Rows keyed by something other than their primary key.
+KEYS = {"ticket_events": ("ticket_id", "seq"), "idempotency_records": ("caller", "tool", "key"), AUDIT: ("seq",)}
+# Row numbers the database hands out: replaced by a sequence (within a group) in this order.
+SEQUENCES = {"ticket_events": (("ticket_id",), ("occurred_at", "id")), AUDIT: ((), ("called_at", "id"))}
+LEFT_OUT = {"ticket_events": ("id",), "idempotency_records": ("id", "fingerprint"), AUDIT: ("id", "latency_ms")}
+JSON_COLUMNS = {"idempotency_records": ("arguments", "result"), AUDIT: ("arguments",)}
+# Random handles, named by order of appearance; the order ends in the raw id only to break exact ties.
+GENERATED = {"quotes": ("quote", ("created_at", "expires_at", "owner", "order_id", "line_no", "quantity", "id"))}
+ISO_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}:\d{2})$")
+
+
+def table_names(audit: bool) -> list[str]:
+    """The tables a snapshot holds, in foreign-key order."""
+    return [name for name in business_tables() if audit or name != AUDIT]
+
+
+def canonical(rows: dict[str, list[dict[str, Any]]], origin: datetime, audit: bool) -> dict[str, Any]:
+    """The snapshot of tables read as stored, relative to `origin` (the world's anchor day)."""
+    names = _generated_names(rows)
+    tables, keys = {}, {}
+    for name, table_rows in rows.items():
+        key = KEYS.get(name) or tuple(column.name for column in business_tables()[name].primary_key.columns)
+        normalised = [_row(name, row, origin, names) for row in _sequenced(name, table_rows)]
+        tables[name], keys[name] = sorted(normalised, key=lambda row: _order(row, key)), list(key)
+    return {"format": FORMAT, "origin": iso_exact(origin), "audit": audit, "keys": keys, "tables": tables}
+
+
+def digest(snapshot: dict[str, Any]) -> str:
+    """sha256 of the canonical JSON of what the snapshot holds (not where its clock started)."""
+    content = {name: snapshot[name] for name in ("format", "audit", "tables")}
+    return "sha256:" + sha256(dumps(content).encode()).hexdigest()
+
+
+def dumps(value: Any) -> str:
+    """Canonical JSON: sorted keys, no spaces, UTF-8 text as is."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def relative(moment: datetime, origin: datetime) -> str:
+    """`day±N` after the origin day, then the time of day: day+0T09:00:00Z, day-3T18:20:05.250000Z."""
+    delta = as_utc(moment) - origin
+    days = delta.days
+    rest = delta - timedelta(days=days)
+    hours, seconds = divmod(rest.seconds, 3600)
+    text = f"day{days:+d}T{hours:02d}:{seconds // 60:02d}:{seconds % 60:02d}"
+    return text + (f".{rest.microseconds:06d}Z" if rest.microseconds else "Z")
+
+
+def _generated_names(rows: dict[str, list[dict[str, Any]]]) -> dict[str, str]:
+    names: dict[str, str] = {}
+    for table, (label, order) in GENERATED.items():
+        ordered = sorted(rows.get(table, []), key=lambda row: _order(row, order))
+        names |= {row["id"]: f"{label}#{number}" for number, row in enumerate(ordered, start=1)}
+    return names
+
+
+def _sequenced(table: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rows with `seq` (their place within their group, in order of appearance) where the table has one."""
+    if table not in SEQUENCES:
+        return rows
+    group, order = SEQUENCES[table]
+    counters: dict[tuple[Any, ...], int] = {}
+    sequenced = []
+    for row in sorted(rows, key=lambda row: (_order(row, group), _order(row, order))):
+        place = tuple(row[column] for column in group)
+        counters[place] = counters.get(place, 0) + 1
+        sequenced.append({**row, "seq": counters[place]})
+    return sequenced
+
+
+def _row(table: str, row: dict[str, Any], origin: datetime, names: dict[str, str]) -> dict[str, Any]:
+    left_out, json_columns = LEFT_OUT.get(table, ()), JSON_COLUMNS.get(table, ())
+    out = {}
+    for column, value in row.items():
+        if column in left_out:
+            continue
+        if column in json_columns and isinstance(value, str):
+            value = _parsed(value)
+        out[column] = _value(value, origin, names)
+    return out
+
+
+def _parsed(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def _value(value: Any, origin: datetime, names: dict[str, str]) -> Any:
+    if isinstance(value, datetime):
+        return relative(value, origin)
+    if isinstance(value, str):
+        if value in names:
+            return names[value]
+        if ISO_TIME.match(value):
+            return relative(datetime.fromisoformat(value.replace("Z", "+00:00")), origin)
+        return value
+    if isinstance(value, dict):
+        return {key: _value(item, origin, names) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_value(item, origin, names) for item in value]
+    return value
+
+
+def _order(row: dict[str, Any], columns: tuple[str, ...]) -> tuple[Any, ...]:
+    """A sort key that never compares None with a value, nor values of different types."""
+    key: list[Any] = []
+    for column in columns:
+        value = row.get(column)
+        if isinstance(value, datetime):
+            value = as_utc(value).isoformat()
+        key.append((value is not None, type(value).__name__, value if value is not None else 0))
+    return tuple(key)

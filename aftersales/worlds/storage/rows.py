@@ -1,0 +1,40 @@
+"""Reading whole business tables for snapshots, and moving a generated database's dates: the SQL of both."""
+
+from typing import Any
+
+from sqlalchemy import DateTime, Engine, Table, select, text
+
+from aftersales.storage.models import Base
+
+
+def business_tables() -> dict[str, Table]:
+    """Every table of the service's data, by name, in foreign-key order."""
+    return {table.name: table for table in Base.metadata.sorted_tables}
+
+
+def read_tables(engine: Engine, names: list[str]) -> dict[str, list[dict[str, Any]]]:
+    """Every row of the named tables as plain dicts, read in one transaction so they agree with each other."""
+    tables = business_tables()
+    with engine.connect() as connection, connection.begin():
+        return {
+            name: [dict(row._mapping) for row in connection.execute(select(tables[name]))]
+            for name in names
+            if name in tables
+        }
+
+
+def shift_dates(engine: Engine, days: int) -> None:
+    """Move every timestamp in every business table by whole days (a generated copy re-anchored to a world's day)."""
+    if days == 0:
+        return
+    with engine.begin() as connection:
+        sqlite = connection.dialect.name == "sqlite"
+        for table in business_tables().values():
+            for column in (c for c in table.columns if isinstance(c.type, DateTime)):
+                name, where = column.name, f"WHERE {column.name} IS NOT NULL"
+                if sqlite:
+                    # Stored as 'YYYY-MM-DD HH:MM:SS.ffffff': move the date, keep the time text exactly as it is.
+                    change = f"{name} = date({name}, '{days:+d} days') || substr({name}, 11)"
+                else:
+                    change = f"{name} = {name} + make_interval(days => {days})"
+                connection.execute(text(f"UPDATE {table.name} SET {change} {where}"))

@@ -1,0 +1,175 @@
+"""A world's trace: one entry per tool call, in the order the calls finished (format aftersales-trace/1, pure).
+
+An entry holds the call's arguments, its outcome, the structured result or the error, timing, and every round of
+questions asked mid-call with the answers received and who gave them:
+
+- 2026-07-28: an `input_required` result's `inputRequests` are questions; the retried call that carries the
+  `requestState` of that result answers them in its `inputResponses`. The answering entry names the entry it
+  `resumes` and holds the whole round, questions and answers; the asking entry holds the questions alone.
+- 2025-11-25: each `elicitation/create` request sent mid-call is a round of one question, answered in the same call.
+
+A round is answered by the `client`, or by a `script`: a FormAnswerer that answers a world's forms itself (the
+seam for a scripted customer; see docs/worlds.md).
+"""
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+FORMAT = "aftersales-trace/1"
+SECRET_WORDS = ("token", "secret", "password", "authorization")
+
+
+class FormAnswerer(Protocol):
+    """Answers a world's question itself (`{"action": …, "content": …}`), or returns None to leave it to the client."""
+
+    def __call__(self, world_id: str, question: Mapping[str, Any]) -> dict[str, Any] | None: ...
+
+
+@dataclass
+class Draft:
+    """What the tracer saw of one call, before the store numbers it and links it to the round it answers."""
+
+    world: str
+    caller: str
+    tool: str
+    protocol: str
+    request_id: str | int | None
+    arguments: Any
+    started_at: str  # the world's clock when the call arrived
+    wall_started_at: str
+    outcome: str = "ok"
+    error_kind: str | None = None
+    replayed: bool = False
+    result: Any = None
+    error: dict[str, Any] | None = None
+    input_requests: list[dict[str, Any]] | None = None
+    input_responses: list[dict[str, Any]] | None = None
+    rounds: list[dict[str, Any]] = field(default_factory=list)
+    latency_ms: float = 0.0
+    state_in: str | None = None  # digest of the requestState the call carried (it answers a round)
+    state_out: str | None = None  # digest of the requestState its input_required result carried
+
+
+def state_digest(state: object) -> str | None:
+    """A digest of a requestState, linking an input_required answer to the retry that answers it."""
+    if not isinstance(state, str) or not state:
+        return None
+    return hashlib.sha256(state.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def questions(input_requests: object) -> list[dict[str, Any]]:
+    """The questions of an input_required result, by key, as the client was asked them."""
+    if not isinstance(input_requests, Mapping):
+        return []
+    asked = []
+    for key, request in input_requests.items():
+        params = request.get("params", {}) if isinstance(request, Mapping) else {}
+        asked.append(
+            {
+                "key": str(key),
+                "method": request.get("method") if isinstance(request, Mapping) else None,
+                "message": params.get("message"),
+                "requested_schema": params.get("requestedSchema"),
+            }
+        )
+    return asked
+
+
+def answers(input_responses: object) -> list[dict[str, Any]]:
+    """The answers a retried call carried, by key."""
+    if not isinstance(input_responses, Mapping):
+        return []
+    given = []
+    for key, response in input_responses.items():
+        answer = response if isinstance(response, Mapping) else {}
+        given.append({"key": str(key), "action": answer.get("action"), "content": answer.get("content")})
+    return given
+
+
+def redacted(arguments: Any) -> Any:
+    """Arguments as sent, whole, with only secret-looking fields hidden (the trace keeps everything else)."""
+    if isinstance(arguments, Mapping):
+        return {
+            str(name): "[redacted]" if any(word in str(name).lower() for word in SECRET_WORDS) else redacted(value)
+            for name, value in arguments.items()
+        }
+    if isinstance(arguments, list):
+        return [redacted(item) for item in arguments]
+    return arguments
+
+
+def complete(draft: Draft, seq: int, resumed: tuple[int, dict[str, Any]] | None) -> dict[str, Any]:
+    """The entry as stored and exported, numbered `seq`; `resumed` is the (seq, entry) whose questions it answers."""
+    rounds = list(draft.rounds)
+    if draft.input_responses is not None:
+        asked = resumed[1].get("input_requests") if resumed is not None else None
+        answered = {"via": "input_required", "questions": asked or [], "answers": draft.input_responses}
+        rounds.insert(0, answered | {"answered_by": "client"})
+    if draft.input_requests is not None:  # asked in this call's result; the call that answers it holds the answers
+        asking = {"via": "input_required", "questions": draft.input_requests}
+        rounds.append(asking | {"answers": None, "answered_by": None})
+    return {
+        "format": FORMAT,
+        "seq": seq,
+        "world": draft.world,
+        "started_at": draft.started_at,
+        "wall_started_at": draft.wall_started_at,
+        "caller": draft.caller,
+        "protocol": draft.protocol,
+        "request_id": draft.request_id,
+        "tool": draft.tool,
+        "arguments": redacted(draft.arguments),
+        "outcome": draft.outcome,
+        "error_kind": draft.error_kind,
+        "replayed": draft.replayed,
+        "result": draft.result,
+        "error": draft.error,
+        "input_requests": draft.input_requests,
+        "resumes": resumed[0] if resumed is not None else None,
+        "rounds": rounds,
+        "latency_ms": draft.latency_ms,
+    }
+
+
+def lines(entries: list[dict[str, Any]]) -> str:
+    """The trace as JSON lines, one entry a line, in order."""
+    return "".join(json.dumps(entry, ensure_ascii=False, sort_keys=True) + "\n" for entry in entries)
+
+
+def describe(entries: list[dict[str, Any]], width: int = 160) -> str:
+    """The trace for a person: a line per call, then what it was given, what it gave back, and what was asked."""
+    if not entries:
+        return "(no tool calls in this world yet)"
+    out = []
+    for entry in entries:
+        head = f"#{entry['seq']}  {entry['started_at']}  {entry['caller']}  {entry['tool']}  {entry['outcome']}"
+        kind = f" ({entry['error_kind']})" if entry.get("error_kind") else ""
+        replay = ", replayed" if entry.get("replayed") else ""
+        resumes = f", answers #{entry['resumes']}" if entry.get("resumes") else ""
+        out.append(f"{head}{kind}{replay}{resumes}  {entry['latency_ms']:.1f} ms  [{entry['protocol']}]")
+        out.append(_cut(f"    arguments: {_json(entry['arguments'])}", width))
+        for round_ in entry.get("rounds", []):
+            for question in round_.get("questions", []):
+                key = f"{question['key']} " if question.get("key") else ""
+                out.append(_cut(f"    asked {key}({round_['via']}): {question['message']}", width))
+            for answer in round_.get("answers") or []:
+                given = f"{answer['action']} {_json(answer.get('content'))}"
+                out.append(_cut(f"    answered by {round_['answered_by']}: {given}", width))
+            if round_.get("answers") is None:
+                out.append("    (not answered in this call)")
+        if entry.get("error"):
+            out.append(_cut(f"    error: {entry['error'].get('message')}", width))
+        elif entry.get("result") is not None:
+            out.append(_cut(f"    result: {_json(entry['result'])}", width))
+    return "\n".join(out)
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"

@@ -1,0 +1,64 @@
+"""`make bench-eval` (and the end of `make bench`): 40 tasks x 4 trials of the scripted agent, --parallel 8.
+
+Target (issue #14): under 2 minutes on this project's 2-core machine, with pass^4 = 1. The figure is the wall time
+of the whole `aftersales eval` command (server start, a fresh world per trial, the agent processes, scoring, the
+report files), written to bench/results/eval.json.
+"""
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+from aftersales.testing.loader import load
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+OUT = REPO_ROOT / "var" / "bench" / "eval"
+RESULTS = REPO_ROOT / "bench" / "results" / "eval.json"
+TARGET_SECONDS = 120.0
+
+
+def main() -> int:
+    """Run the eval, time it, check pass^k, write the figures."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tasks", type=int, default=40, help="How many shipped tasks (in id order; default 40).")
+    parser.add_argument("--trials", type=int, default=4)
+    parser.add_argument("--parallel", type=int, default=8)
+    args = parser.parse_args()
+    tasks = [task.id for task in load()][: args.tasks]
+    agent = f"{sys.executable} {REPO_ROOT / 'examples' / 'scripted_agent.py'}"
+    command = [sys.executable, "-m", "aftersales", "eval", "--agent", agent, "--tasks", ",".join(tasks)]
+    command += ["--trials", str(args.trials), "--parallel", str(args.parallel), "--out", str(OUT)]
+    started = time.perf_counter()
+    finished = subprocess.run(command, capture_output=True, text=True, env=os.environ, check=False)
+    seconds = time.perf_counter() - started
+    report = json.loads((OUT / "report.json").read_text(encoding="utf-8"))
+    figures = {
+        "at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the end",
+        "tasks": len(tasks),
+        "trials": args.trials,
+        "parallel": args.parallel,
+        "seconds": round(seconds, 1),
+        "target_seconds": TARGET_SECONDS,
+        "passed": f"{report['overall']['passed']}/{report['overall']['trials']}",
+        "pass_hat_k": report["overall"]["pass_hat_k"],
+        "exit_code": finished.returncode,
+    }
+    RESULTS.write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
+    print(json.dumps(figures, indent=2))
+    verdict = "within" if seconds < TARGET_SECONDS else "OVER"
+    print(
+        f"{len(tasks)} tasks x {args.trials} trials, --parallel {args.parallel}: {seconds:.1f} s, {verdict} the "
+        f"{TARGET_SECONDS:.0f} s target; pass^{args.trials} = {report['overall']['pass_hat_k'][str(args.trials)]}"
+    )
+    return 0 if finished.returncode == 0 and seconds < TARGET_SECONDS else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

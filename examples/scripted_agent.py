@@ -1,0 +1,238 @@
+"""A deterministic customer-service agent with no model: it reads the customer brief and makes the calls.
+
+It speaks MCP (protocol 2026-07-28, stateless Streamable HTTP) with nothing but Python's standard library, as an
+agent written in any language would; an SDK-based agent gets the same from `mcp.Client`.
+
+Run by `aftersales eval --agent "python examples/scripted_agent.py"`, it reads the three variables the harness sets:
+AFTERSALES_MCP_URL, AFTERSALES_TOKEN and AFTERSALES_TASK_FILE (the brief, docs/tasks.md). It prints its final words
+to the customer on stdout.
+
+`--mistake` makes it wrong on purpose, so the harness can show that it catches each mistake:
+  wrong-kind      refunds without taking the item back (refund_only instead of return_and_refund)
+  double-create   opens the ticket a second time with a fresh idempotency key
+  ignore-decline  when the customer declines or cancels a form, opens the ticket anyway
+"""
+
+import argparse
+import itertools
+import json
+import os
+import re
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from typing import Any
+
+REFUNDS = ("refund_only", "return_and_refund")
+PROTOCOL = "2026-07-28"
+
+
+@dataclass
+class Reply:
+    """One tool call's answer: its structured content, or its error text; `lost` when no answer came back."""
+
+    data: dict[str, Any] | None
+    text: str
+    error: bool
+    lost: bool = False
+
+
+class Mcp:
+    """Stateless MCP 2026-07-28 over Streamable HTTP with the standard library: one POST per request."""
+
+    def __init__(self, url: str, token: str, forms: dict[str, Any]) -> None:
+        self.url, self.token, self.forms, self.ids = url, token, forms, itertools.count(1)
+
+    def call_tool(self, name: str, arguments: dict[str, Any]) -> Reply:
+        """tools/call; an input_required round is answered from the customer's forms, when this client answers."""
+        params: dict[str, Any] = {"name": name, "arguments": arguments}
+        for _ in range(4):
+            message = self.post(params)
+            if "error" in message:
+                return Reply(None, message["error"]["message"], error=True, lost=True)
+            result = message["result"]
+            if result.get("resultType") != "input_required":
+                text = " ".join(part.get("text", "") for part in result.get("content", []))
+                return Reply(result.get("structuredContent"), text, error=bool(result.get("isError")))
+            # The question keys are readable (after_sales_create_ticket:confirm): answer each as the customer would.
+            answers = {key: self.forms.get(key, {"action": "cancel"}) for key in result["inputRequests"]}
+            params = {**params, "inputResponses": answers, "requestState": result.get("requestState")}
+        return Reply(None, "too many rounds of questions", error=True)
+
+    def post(self, params: dict[str, Any]) -> dict[str, Any]:
+        """One JSON-RPC request; the answer from a JSON or an event-stream body."""
+        # It can answer forms (from the brief). When the world answers them itself, none ever reaches this client.
+        capabilities = {"elicitation": {"form": {}}}
+        params = {
+            **params,
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": PROTOCOL,
+                "io.modelcontextprotocol/clientInfo": {"name": "scripted-agent", "version": "1"},
+                "io.modelcontextprotocol/clientCapabilities": capabilities,
+            },
+        }
+        body = {"jsonrpc": "2.0", "id": next(self.ids), "method": "tools/call", "params": params}
+        request = urllib.request.Request(
+            self.url,
+            data=json.dumps(body).encode(),
+            method="POST",
+            headers={
+                "authorization": f"Bearer {self.token}",
+                "content-type": "application/json",
+                "accept": "application/json, text/event-stream",
+                "mcp-protocol-version": PROTOCOL,
+                "mcp-method": "tools/call",
+                "mcp-name": params["name"],
+            },
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                kind, text = response.headers.get("content-type", ""), response.read().decode()
+        except urllib.error.HTTPError as error:
+            return {"error": {"code": error.code, "message": error.read().decode(errors="replace")}}
+        if not kind.startswith("text/event-stream"):
+            return json.loads(text)
+        events = [json.loads(line[5:]) for line in re.split(r"\r\n|\r|\n", text) if line.startswith("data:")]
+        return next(event for event in events if "id" in event)
+
+
+class ScriptedAgent:
+    """Serves one customer from their brief."""
+
+    def __init__(self, client: Mcp, brief: dict[str, Any], mistake: str | None) -> None:
+        self.client, self.brief, self.mistake = client, brief, mistake
+        self.customer = brief["customer"]
+        self.wants, self.knows = self.customer["wants"], self.customer["knows"]
+        self.key = f"agent-{brief['task_id']}"[:60]
+
+    def call(self, tool: str, arguments: dict[str, Any]) -> Reply:
+        """Call a tool; a protocol error (a lost answer, a timeout) is a reply the agent can retry on."""
+        return self.client.call_tool(tool, arguments)
+
+    def serve(self) -> str:
+        """Do what the customer wants; return what to tell them."""
+        action = self.wants["action"]
+        if action == "check_ticket":
+            reply = self.call("after_sales_query_ticket", {"ticket_id": self.knows["ticket_id"]})
+            return reply.text if reply.error else f"Ticket {reply.data['ticket_id']}: {reply.data['next_step']}"
+        if action == "cancel_ticket":
+            if "ticket_id" not in self.knows:
+                found = self.find_ticket()
+                if found is None:
+                    return "I could not find that ticket; could you give me its number?"
+                self.knows["ticket_id"] = found
+            arguments = {
+                "ticket_id": self.knows["ticket_id"],
+                "reason": self.wants["description"],
+                "idempotency_key": self.key,
+            }
+            reply = self.call("after_sales_cancel_ticket", arguments)
+            return reply.text if reply.error or reply.data is None else str(reply.data.get("next_step", reply.text))
+        return self.open_ticket()
+
+    def find_ticket(self) -> str | None:
+        """The newest ticket of the order holding the product the customer names, found by their email."""
+        found = self.call("after_sales_find_orders", {"email": self.knows["email"]})
+        for order in (found.data or {}).get("orders", []):
+            if self.knows.get("product", "") in order.get("items", ""):
+                listed = self.call("after_sales_list_tickets", {"order_id": order["order_id"]})
+                for ticket in (listed.data or {}).get("tickets", []):
+                    return str(ticket["ticket_id"])
+        return None
+
+    def find_line(self) -> tuple[str, int] | None:
+        """The order and line the customer means: as they told us, or looked up by their email."""
+        if "order_id" in self.knows:
+            return self.knows["order_id"], int(self.knows.get("line_no", 1))
+        found = self.call("after_sales_find_orders", {"email": self.knows["email"]})
+        product = self.knows.get("product", "")
+        for order in (found.data or {}).get("orders", []):
+            if product in order.get("items", ""):
+                detail = self.call("after_sales_get_order", {"order_id": order["order_id"]})
+                for line in (detail.data or {}).get("lines", []):
+                    if line["name"] == product:
+                        return order["order_id"], int(line["line_no"])
+        return None
+
+    def open_ticket(self) -> str:
+        """Estimate (for refunds), then create; a repair when the window closed and the customer accepts one."""
+        where = self.find_line()
+        if where is None:
+            return "I could not find that order; could you give me the order number?"
+        order_id, line_no = where
+        kind = self.wants["kind"]
+        if self.mistake == "wrong-kind" and kind == "return_and_refund":
+            kind = "refund_only"
+        arguments: dict[str, Any] = {
+            "order_id": order_id,
+            "line_no": line_no,
+            "kind": kind,
+            "reason_code": self.wants["reason_code"],
+            "quantity": self.wants.get("quantity", 1),
+            "description": self.wants["description"],
+            "idempotency_key": self.key,
+        }
+        if self.wants.get("refund_method"):
+            arguments["refund_method"] = self.wants["refund_method"]
+        if kind in REFUNDS:
+            estimate = self.estimate(arguments)
+            if estimate.error:
+                if self.wants.get("accepts_repair") and "repair" in estimate.text.lower():
+                    repair = {**arguments, "kind": "repair", "idempotency_key": f"{self.key}-repair"}
+                    repair.pop("refund_method", None)
+                    return self.tell(self.create(repair))
+                return f"I am sorry, that is not possible: {estimate.text}"
+            arguments["quote_id"] = estimate.data["quote_id"]
+        reply = self.create(arguments)
+        if self.mistake == "ignore-decline" and (reply.data or {}).get("outcome") == "not_created":
+            forced = {**arguments, "refund_method": "original_payment", "idempotency_key": f"{self.key}-forced"}
+            reply = self.create(forced)
+        return self.tell(reply)
+
+    def estimate(self, arguments: dict[str, Any]) -> Reply:
+        """Estimate the refund of the line."""
+        keys = ("order_id", "line_no", "reason_code", "quantity")
+        return self.call("after_sales_estimate_refund", {key: arguments[key] for key in keys})
+
+    def create(self, arguments: dict[str, Any]) -> Reply:
+        """Create with one key: retry a lost answer unchanged, and an expired quote with a fresh estimate."""
+        reply = self.call("after_sales_create_ticket", arguments)
+        for _ in range(3):
+            if reply.lost:
+                reply = self.call("after_sales_create_ticket", arguments)
+            elif reply.error and "expired" in reply.text and "quote_id" in arguments:
+                fresh = self.estimate(arguments)
+                if fresh.error:
+                    return fresh
+                arguments["quote_id"] = fresh.data["quote_id"]
+                reply = self.call("after_sales_create_ticket", arguments)
+            else:
+                break
+        if self.mistake == "double-create" and not reply.error:
+            self.call(
+                "after_sales_create_ticket", {**arguments, "idempotency_key": f"{arguments['idempotency_key']}-2"}
+            )
+        return reply
+
+    def tell(self, reply: Reply) -> str:
+        """What to say after a create."""
+        if reply.error or reply.data is None:
+            return f"I am sorry, that did not work: {reply.text}"
+        ticket = reply.data.get("ticket") or {}
+        return f"{reply.data['outcome']}: ticket {ticket.get('ticket_id', '-')}. {reply.data['next_step']}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mistake", choices=("wrong-kind", "double-create", "ignore-decline"))
+    args = parser.parse_args()
+    with open(os.environ["AFTERSALES_TASK_FILE"], encoding="utf-8") as file:
+        brief = json.load(file)
+    # When the world does not answer its own forms (brief["forms"] == "client"), this client answers as the customer.
+    forms = brief["customer"].get("forms", {})
+    client = Mcp(os.environ["AFTERSALES_MCP_URL"], os.environ["AFTERSALES_TOKEN"], forms)
+    print(ScriptedAgent(client, brief, args.mistake).serve())
+
+
+if __name__ == "__main__":
+    main()

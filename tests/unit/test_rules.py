@@ -1,0 +1,87 @@
+"""Call rules on a trace: required and forbidden calls, limits, invalid arguments, refusals, one key per ticket."""
+
+from typing import Any
+
+from aftersales.testing.rules import rule_problems
+from aftersales.testing.tasks import CallRules
+
+CREATE, ESTIMATE = "after_sales_create_ticket", "after_sales_estimate_refund"
+LINE = {"order_id": "O-2026-001410", "line_no": 1, "kind": "return_and_refund"}
+
+
+def entry(seq: int, tool: str, outcome: str = "ok", **extra: Any) -> dict[str, Any]:
+    arguments = extra.pop("arguments", {})
+    return {
+        "seq": seq,
+        "tool": tool,
+        "outcome": outcome,
+        "arguments": arguments,
+        "resumed": False,
+        "error_kind": None,
+        "result": None,
+        "error": None,
+        **extra,
+    }
+
+
+def create(seq: int, key: str = "k-00000001", **extra: Any) -> dict[str, Any]:
+    arguments = {**LINE, "idempotency_key": key, **extra.pop("arguments", {})}
+    return entry(seq, CREATE, arguments=arguments, **extra)
+
+
+def rules(**values: Any) -> CallRules:
+    return CallRules.model_validate(values)
+
+
+def test_must_call_names_the_missing_tool_and_the_arguments_it_wanted():
+    wanted = rules(must_call=[ESTIMATE, {"tool": CREATE, "arguments": {"kind": "repair"}}])
+    assert rule_problems(wanted, [create(1)]) == [
+        f"never called {ESTIMATE}",
+        f"never called {CREATE} with kind='repair'",
+    ]
+
+
+def test_must_not_call_and_the_limits_count_calls_not_resumed_rounds():
+    trace = [create(1, outcome="input_required"), {**create(2), "resumes": 1}, entry(3, ESTIMATE)]
+    assert rule_problems(rules(max_calls=2, max_calls_per_tool={CREATE: 1}), trace) == []
+    assert rule_problems(rules(must_not_call=[ESTIMATE], max_calls=1), trace) == [
+        f"called {ESTIMATE}, which the task forbids",
+        "made 2 calls, at most 1 allowed",
+    ]
+
+
+def test_a_call_refused_for_its_arguments_breaks_the_rule_unless_the_task_allows_it():
+    error = {"kind": "invalid_arguments", "message": "line_no must be 1..999\nmore"}
+    refused = entry(1, ESTIMATE, "tool_error", error_kind="invalid_arguments", error=error)
+    assert rule_problems(rules(), [refused]) == [
+        f"call #1 ({ESTIMATE}) was refused for its arguments: line_no must be 1..999"
+    ]
+    assert rule_problems(rules(no_invalid_arguments=False), [refused]) == []
+
+
+def test_a_create_refused_by_a_rule_is_not_repeated_for_that_line_and_kind():
+    trace = [create(1, outcome="tool_error", error_kind="rule"), create(2)]
+    assert rule_problems(rules(), trace) == [
+        "call #2 opens a ticket for O-2026-001410 line 1 again after a rule refused it"
+    ]
+
+
+def test_a_repair_after_a_refused_refund_is_another_ticket_and_allowed():
+    repair = create(2, key="k-00000002", arguments={"kind": "repair"})
+    assert rule_problems(rules(), [create(1, outcome="tool_error", error_kind="rule"), repair]) == []
+
+
+def test_no_create_for_the_line_after_the_customer_declined():
+    declined = create(1, result={"outcome": "not_created"})
+    forced = create(2, key="k-00000002", arguments={"refund_method": "original_payment"})
+    assert "call #2 opens a ticket for O-2026-001410 line 1 again after the customer declined" in rule_problems(
+        rules(), [declined, forced]
+    )
+
+
+def test_retries_of_one_ticket_reuse_one_idempotency_key():
+    assert rule_problems(rules(), [create(1), create(2)]) == []
+    assert rule_problems(rules(), [create(1), create(2, key="k-00000002")]) == [
+        "2 different idempotency keys for one ticket (O-2026-001410 line 1, return_and_refund): retries must reuse one"
+    ]
+    assert rule_problems(rules(one_key_per_ticket=False), [create(1), create(2, key="k-00000002")]) == []
