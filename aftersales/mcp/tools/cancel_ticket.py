@@ -5,7 +5,6 @@ from typing import Annotated
 
 from mcp.server.mcpserver import Context, Elicit, ElicitationResult, MCPServer, Resolve
 from mcp.server.mcpserver.resolve import AcceptedElicitation
-from mcp_types import ToolAnnotations
 
 from aftersales.app import App
 from aftersales.clock import now
@@ -17,6 +16,7 @@ from aftersales.mcp.caller import authorize
 from aftersales.mcp.errors import crash_to_protocol_error, tool_errors
 from aftersales.mcp.fields import CancelKey, CancelReason, TicketId
 from aftersales.mcp.forms import CancelConfirmForm, can_elicit, question
+from aftersales.mcp.tools.hints import hints
 from aftersales.services import cancellation
 from aftersales.services.cancellation import CancelAssessment, Confirmation
 from aftersales.services.views import CancelResult
@@ -94,9 +94,7 @@ def register(server: MCPServer, app: App) -> None:
         name=NAME,
         title=TITLE,
         description=description(ttl),
-        annotations=ToolAnnotations(
-            title=TITLE, read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False
-        ),
+        annotations=hints(TITLE, read_only=False, idempotent=True, destructive=True),
     )
     @tool_errors
     def after_sales_cancel_ticket(

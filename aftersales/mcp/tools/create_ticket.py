@@ -5,7 +5,6 @@ from typing import Annotated
 
 from mcp.server.mcpserver import Context, Elicit, ElicitationResult, MCPServer, Resolve
 from mcp.server.mcpserver.resolve import AcceptedElicitation
-from mcp_types import ToolAnnotations
 
 from aftersales.app import App
 from aftersales.clock import now
@@ -29,6 +28,7 @@ from aftersales.mcp.fields import (
     Reason,
 )
 from aftersales.mcp.forms import ConfirmForm, RefundMethodForm, can_elicit, question
+from aftersales.mcp.tools.hints import hints
 from aftersales.services import creation
 from aftersales.services.creation import Assessment, CreationPolicy, Decisions
 from aftersales.services.views import CreateResult
@@ -151,9 +151,7 @@ def register(server: MCPServer, app: App) -> None:
         name=NAME,
         title=TITLE,
         description=description(policy),
-        annotations=ToolAnnotations(
-            title=TITLE, read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
-        ),
+        annotations=hints(TITLE, read_only=False, idempotent=True),
     )
     @tool_errors
     def after_sales_create_ticket(

@@ -1,7 +1,6 @@
 """after_sales_estimate_refund: what returning one order line would pay back, pinned as a quote."""
 
 from mcp.server.mcpserver import MCPServer
-from mcp_types import ToolAnnotations
 
 from aftersales.app import App
 from aftersales.clock import now
@@ -11,6 +10,7 @@ from aftersales.durations import describe_duration
 from aftersales.mcp.caller import authorize
 from aftersales.mcp.errors import tool_errors
 from aftersales.mcp.fields import LineNo, OrderId, Quantity, Reason
+from aftersales.mcp.tools.hints import hints
 from aftersales.services import quotes
 from aftersales.services.views import QuoteView
 
@@ -50,9 +50,7 @@ def register(server: MCPServer, app: App) -> None:
         name=NAME,
         title=TITLE,
         description=description(describe_duration(ttl)),
-        annotations=ToolAnnotations(
-            title=TITLE, read_only_hint=True, destructive_hint=False, idempotent_hint=False, open_world_hint=False
-        ),
+        annotations=hints(TITLE, read_only=True, idempotent=False),
     )
     @tool_errors
     def after_sales_estimate_refund(

@@ -1,7 +1,6 @@
 """after_sales_find_orders: a customer's orders, found by email, phone or customer id."""
 
 from mcp.server.mcpserver import MCPServer
-from mcp_types import ToolAnnotations
 
 from aftersales.app import App
 from aftersales.domain.callers import READ
@@ -10,6 +9,7 @@ from aftersales.domain.paging import DEFAULT_LIMIT, MAX_LIMIT, CursorKeys
 from aftersales.mcp.caller import authorize
 from aftersales.mcp.errors import tool_errors
 from aftersales.mcp.fields import Limit, OptionalCursor, OptionalCustomerId, OptionalEmail, OptionalPhone
+from aftersales.mcp.tools.hints import hints
 from aftersales.services import orders
 from aftersales.services.lookup_views import OrdersPage
 
@@ -48,9 +48,7 @@ def register(server: MCPServer, app: App) -> None:
         name=NAME,
         title=TITLE,
         description=DESCRIPTION,
-        annotations=ToolAnnotations(
-            title=TITLE, read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
-        ),
+        annotations=hints(TITLE, read_only=True, idempotent=True),
     )
     @tool_errors
     def after_sales_find_orders(

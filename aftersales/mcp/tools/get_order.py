@@ -1,7 +1,6 @@
 """after_sales_get_order: one order, and what after-sales allows for each of its lines now."""
 
 from mcp.server.mcpserver import MCPServer
-from mcp_types import ToolAnnotations
 
 from aftersales.app import App
 from aftersales.clock import now
@@ -10,6 +9,7 @@ from aftersales.domain.calls import GET_ORDER
 from aftersales.mcp.caller import authorize
 from aftersales.mcp.errors import tool_errors
 from aftersales.mcp.fields import OrderId
+from aftersales.mcp.tools.hints import hints
 from aftersales.services import orders
 from aftersales.services.lookup_views import OrderView
 
@@ -43,9 +43,7 @@ def register(server: MCPServer, app: App) -> None:
         name=NAME,
         title=TITLE,
         description=DESCRIPTION,
-        annotations=ToolAnnotations(
-            title=TITLE, read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
-        ),
+        annotations=hints(TITLE, read_only=True, idempotent=True),
     )
     @tool_errors
     def after_sales_get_order(order_id: OrderId) -> OrderView:

@@ -1,7 +1,6 @@
 """after_sales_query_ticket: read one ticket."""
 
 from mcp.server.mcpserver import MCPServer
-from mcp_types import ToolAnnotations
 
 from aftersales.app import App
 from aftersales.domain.callers import READ
@@ -9,10 +8,12 @@ from aftersales.domain.calls import QUERY_TICKET
 from aftersales.mcp.caller import authorize
 from aftersales.mcp.errors import tool_errors
 from aftersales.mcp.fields import TicketId
+from aftersales.mcp.tools.hints import hints
 from aftersales.services import tickets
 from aftersales.services.views import TicketView
 
 NAME = QUERY_TICKET
+TITLE = "Look up an after-sales ticket"
 DESCRIPTION = """\
 Look up one after-sales ticket (refund, return, exchange or repair) by its number and report where it stands.
 
@@ -40,15 +41,9 @@ def register(server: MCPServer, app: App) -> None:
 
     @server.tool(
         name=NAME,
-        title="Look up an after-sales ticket",
+        title=TITLE,
         description=DESCRIPTION,
-        annotations=ToolAnnotations(
-            title="Look up an after-sales ticket",
-            read_only_hint=True,
-            destructive_hint=False,
-            idempotent_hint=True,
-            open_world_hint=False,
-        ),
+        annotations=hints(TITLE, read_only=True, idempotent=True),
     )
     @tool_errors
     def after_sales_query_ticket(ticket_id: TicketId) -> TicketView:
