@@ -8,6 +8,7 @@ from datetime import date, timedelta
 from pathlib import Path
 
 from aftersales.app import App
+from aftersales.cli import Commands
 from aftersales.cli.token import add_claims, checked_claims
 from aftersales.clock import iso, wall
 from aftersales.durations import parse_duration
@@ -21,7 +22,7 @@ from aftersales.worlds.service import Worlds
 from aftersales.worlds.snapshot import digest
 
 
-def add(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add(commands: Commands) -> None:
     """Register the world commands."""
     world = commands.add_parser("world", help="Isolated, time-pinned, resettable datasets for testing agents.")
     actions = world.add_subparsers(dest="action", required=True, metavar="ACTION")

@@ -7,11 +7,10 @@ PostgreSQL alike: values are read through the same types (booleans, integers, aw
 - generated ids are named by order of appearance: quote handles become `quote#1`, `quote#2`… everywhere they
   occur, JSON in columns included; surrogate row numbers (ticket events, idempotency records, audit rows) are
   left out, and events are keyed by their place in the ticket's timeline (`seq`);
-- values derived from others or from timing (an idempotency record's fingerprint, an audit row's latency) are
-  left out;
+- values that come from timing (an audit row's latency) are left out;
 - JSON held in columns (idempotency arguments and results, audit arguments) is parsed and normalised too.
 The audit (`tool_calls`) is left out unless asked for: what an episode did to the data is the state; how it was
-called is the trace's business (phase 2), and the audit of a run holds timings that never repeat.
+called is the trace's business, and the audit of a run holds timings that never repeat.
 """
 
 import json
@@ -30,7 +29,7 @@ AUDIT = "tool_calls"
 KEYS = {"ticket_events": ("ticket_id", "seq"), "idempotency_records": ("caller", "tool", "key"), AUDIT: ("seq",)}
 # Row numbers the database hands out: replaced by a sequence (within a group) in this order.
 SEQUENCES = {"ticket_events": (("ticket_id",), ("occurred_at", "id")), AUDIT: ((), ("called_at", "id"))}
-LEFT_OUT = {"ticket_events": ("id",), "idempotency_records": ("id", "fingerprint"), AUDIT: ("id", "latency_ms")}
+LEFT_OUT = {"ticket_events": ("id",), "idempotency_records": ("id",), AUDIT: ("id", "latency_ms")}
 JSON_COLUMNS = {"idempotency_records": ("arguments", "result"), AUDIT: ("arguments",)}
 # Random handles, named by order of appearance; the order ends in the raw id only to break exact ties.
 GENERATED = {"quotes": ("quote", ("created_at", "expires_at", "owner", "order_id", "line_no", "quantity", "id"))}

@@ -31,7 +31,6 @@ def record(quote_id: str) -> dict:
         "caller": "agent",
         "tool": "after_sales_create_ticket",
         "key": "key-00000001",
-        "fingerprint": "f" * 64,
         "arguments": arguments,
         "result": result,
         "ticket_id": "T-2026-0385",
@@ -60,7 +59,7 @@ def test_quote_ids_are_named_by_order_of_appearance_wherever_they_occur():
     stored = snapshot["tables"]["idempotency_records"][0]
     assert stored["arguments"] == {"order_id": "O-2026-001394", "quote_id": "quote#2"}
     assert stored["result"]["ticket"]["created_at"] == "day+0T09:00:00Z"
-    assert "id" not in stored and "fingerprint" not in stored
+    assert "id" not in stored
     assert snapshot["keys"]["idempotency_records"] == ["caller", "tool", "key"]
 
 
@@ -72,7 +71,7 @@ def test_two_runs_with_other_random_ids_and_other_row_numbers_give_one_hash():
     }
     second = {
         "quotes": [quote(OTHER_QUOTE, AT)],
-        "idempotency_records": [record(OTHER_QUOTE) | {"id": 3, "fingerprint": "0" * 64}],
+        "idempotency_records": [record(OTHER_QUOTE) | {"id": 3}],
         "ticket_events": [event(52, "T-1", AT, "approved"), event(51, "T-1", AT, "created")],
     }
     one, two = canonical(first, ORIGIN, False), canonical(second, ORIGIN, False)
