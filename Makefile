@@ -24,11 +24,12 @@ $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 serve: $(VENV)/.installed
 	AFTERSALES_DATA_DIR=$(AFTERSALES_DATA_DIR) $(BIN)/aftersales serve
 
+# The suite runs on every core (pytest-xdist), one test file per worker at a time so module fixtures are built once.
 # mypy checks aftersales/ strictly (pyproject.toml, [tool.mypy]); its cache makes a re-run take a second or two.
 test: $(VENV)/.installed-dev
 	$(BIN)/ruff check aftersales tests migrations seed bench examples
 	$(BIN)/mypy
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --dist loadfile
 
 $(VENV)/.installed-bench: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[dev,bench]"

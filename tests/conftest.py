@@ -168,19 +168,27 @@ _outcomes: Counter[tuple[str, str]] = Counter()
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
-    """Remember each test's outcome under its backend, for the per-backend summary."""
+    """Label each report with the test's backend; the label travels with the report from a parallel worker."""
     report = yield
     callspec = getattr(item, "callspec", None)
     chosen = callspec.params.get("backend") if callspec else None
     if chosen is None:
         chosen = "postgresql" if "postgres_template" in getattr(item, "fixturenames", ()) else "no database"
-    if report.when == "call" or (report.when == "setup" and report.outcome != "passed"):
-        _outcomes[(chosen, report.outcome)] += 1
+    report.user_properties.append(("backend", chosen))
     return report
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Count each test's outcome under its backend (in the process that prints the summary)."""
+    chosen = dict(report.user_properties).get("backend")
+    if chosen is not None and (report.when == "call" or (report.when == "setup" and report.outcome != "passed")):
+        _outcomes[(str(chosen), report.outcome)] += 1
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     """Print how many tests ran on each backend."""
+    if hasattr(terminalreporter.config, "workerinput"):
+        return  # a parallel worker: the controller prints the run's summary
     backends = sorted({name for name, _ in _outcomes})
     terminalreporter.section("tests per backend")
     for name in backends:

@@ -5,16 +5,14 @@ a host these machines cannot reach). As with PostgreSQL (tests/support/postgres.
 when the binary is missing, once per machine.
 """
 
-import fcntl
-import os
-import shutil
-import subprocess
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from playwright.sync_api import BrowserContext, sync_playwright
+
+from tests.support import apt
 
 CHROMIUM = Path("/usr/bin/chromium")
 # Without the networking flags Chromium keeps trying hosts this machine's closed network refuses.
@@ -28,23 +26,11 @@ FLAGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-LOCK = Path(tempfile.gettempdir()) / "aftersales-chromium-install.lock"
 
 
 def chromium() -> Path:
     """The Chromium binary: Debian's package, installed with apt-get (as root) when it is not there yet."""
-    if CHROMIUM.exists():
-        return CHROMIUM
-    if os.geteuid() != 0 or not shutil.which("apt-get"):
-        raise RuntimeError(f"{CHROMIUM} is missing and cannot be installed here: apt-get install chromium")
-    with LOCK.open("w") as lock:  # parallel test processes install it once
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not CHROMIUM.exists():
-            env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-            subprocess.run(["apt-get", "update", "-qq"], check=True, env=env, timeout=600)
-            subprocess.run(["apt-get", "install", "-y", "-qq", "chromium"], check=True, env=env, timeout=900)
-    if not CHROMIUM.exists():
-        raise RuntimeError("apt-get installed chromium but /usr/bin/chromium is missing")
+    apt.ensure("chromium", CHROMIUM.exists)
     return CHROMIUM
 
 

@@ -17,7 +17,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from tests.support import ROOT
+from tests.support import ROOT, apt
 
 TS_DIR = ROOT / "tests" / "e2e" / "ts"
 MODULES = TS_DIR / "node_modules"
@@ -36,18 +36,8 @@ def _installed() -> bool:
 
 def _npm() -> str:
     """The machine's npm, or Debian's, installed with apt-get when there is none."""
-    found = shutil.which("npm")
-    if found:
-        return found
-    if os.geteuid() != 0 or not shutil.which("apt-get"):
-        raise RuntimeError("npm is not installed and cannot be installed here; install Node.js with npm")
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    subprocess.run(["apt-get", "update", "-qq"], check=True, env=env, timeout=600)
-    subprocess.run(["apt-get", "install", "-y", "-qq", "npm"], check=True, env=env, timeout=900)
-    found = shutil.which("npm")
-    if found is None:
-        raise RuntimeError("apt-get installed npm but no npm command was found")
-    return found
+    apt.ensure("npm", lambda: shutil.which("npm") is not None)
+    return str(shutil.which("npm"))
 
 
 @functools.cache

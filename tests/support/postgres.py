@@ -21,6 +21,7 @@ from sqlalchemy import Engine, text
 from sqlalchemy.engine import make_url
 
 from aftersales.storage.database import make_engine
+from tests.support import apt
 from tests.support.ports import free_port
 
 SERVICE_USER = "postgres"
@@ -67,14 +68,9 @@ def find_bin_dir() -> Path | None:
 
 def install_server() -> Path:
     """apt-get install the server package (only when no binaries exist)."""
-    if os.geteuid() != 0 or not shutil.which("apt-get"):
-        raise RuntimeError("PostgreSQL is not installed and cannot be installed here; set AFTERSALES_TEST_POSTGRES_URL")
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    subprocess.run(["apt-get", "update", "-qq"], check=True, env=env, timeout=600)
-    subprocess.run(["apt-get", "install", "-y", "-qq", "postgresql"], check=True, env=env, timeout=900)
+    apt.ensure("postgresql", lambda: find_bin_dir() is not None)
     found = find_bin_dir()
-    if found is None:
-        raise RuntimeError("apt-get installed postgresql but no initdb was found")
+    assert found is not None  # ensure() raised if it is still missing
     return found
 
 

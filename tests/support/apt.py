@@ -1,0 +1,32 @@
+"""Debian packages the tests need (PostgreSQL, Chromium, npm), installed with apt-get only when missing.
+
+Parallel test workers share one lock: dpkg refuses a second apt-get while one runs, so installs take turns, and each
+checks again under the lock whether another worker installed the package meanwhile.
+"""
+
+import fcntl
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+LOCK = Path(tempfile.gettempdir()) / "aftersales-apt-install.lock"
+
+
+def ensure(package: str, present: Callable[[], bool]) -> None:
+    """Install `package` unless `present()` already holds; raise with what to do when it cannot be installed."""
+    if present():
+        return
+    if os.geteuid() != 0 or not shutil.which("apt-get"):
+        raise RuntimeError(f"{package} is not installed and cannot be installed here: apt-get install {package}")
+    with LOCK.open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if present():
+            return
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        subprocess.run(["apt-get", "update", "-qq"], check=True, env=env, timeout=600)
+        subprocess.run(["apt-get", "install", "-y", "-qq", package], check=True, env=env, timeout=900)
+    if not present():
+        raise RuntimeError(f"apt-get installed {package} but it is still missing")
