@@ -27,7 +27,7 @@ def test_the_demo_command_prints_the_page_url_serves_the_page_and_deletes_its_da
         url = re.search(r"open (http://127\.0\.0\.1:\d+/)", line)
         assert url, line
         folder = Path(re.search(r"baseline in (\S+),", line).group(1))
-        assert folder.parent == tmp_path and (folder / "template.db").exists()
+        assert folder.parent == tmp_path and (folder / "control.db").exists() and (folder / "worlds").is_dir()
         page = httpx.get(url.group(1), timeout=10)
         assert page.status_code == 200 and "Elicitation, both sides" in page.text
         cases = httpx.get(f"{url.group(1)}api/cases", timeout=10).json()
