@@ -188,6 +188,64 @@ def test_an_expired_round_is_refused_while_the_open_call_of_2025_11_25_goes_thro
     expect(demo.results(LEGACY)).to_contain_text("outcome: created")
 
 
+def test_cancelling_a_ticket_asks_the_person_to_confirm_first_and_the_model_is_told_it_is_cancelled(demo):
+    demo.start("withdraw")
+    form = demo.form(MODERN)
+    question = form.locator("fieldset.question")
+    expect(question).to_have_count(1)
+    assert question.get_attribute("data-key") == "after_sales_cancel_ticket:confirm"
+    expect(question.locator(".message")).to_contain_text("Cancel ticket T-2026-0325 (return and refund of 1 x")
+    expect(question.locator(".message")).to_contain_text("This cannot be undone.")
+    form.locator("input[type=checkbox]").press("Enter")  # the keyboard: the box is ticked, Enter confirms
+    legacy = demo.form(LEGACY)
+    expect(legacy.locator(".message")).to_contain_text("Cancel ticket T-2026-0325")
+    demo.submit(LEGACY)
+    demo.wait_until_over()
+
+    # 2026-07-28: exactly one input_required result, then one retry, then the cancelled ticket.
+    expect(demo.wire(MODERN, "li.msg[data-result=input_required]")).to_have_count(1)
+    calls = demo.wire(MODERN, "li.exchange").filter(has=demo.page.locator("[data-method='tools/call']"))
+    expect(calls).to_have_count(2)
+    expect(calls.nth(0).locator("li.msg[data-result=input_required]")).to_contain_text(
+        "after_sales_cancel_ticket:confirm"
+    )
+    retry = calls.nth(1).locator("li.msg[data-method='tools/call']")
+    expect(retry).to_contain_text("retry")
+    expect(retry).to_contain_text("after_sales_cancel_ticket:confirm = accept")
+    expect(retry.locator(".sealed")).to_contain_text("echoed back unchanged")
+    expect(calls.nth(1).locator("li.msg.in")).to_contain_text("outcome: cancelled")
+    expect(calls.nth(1).locator("li.msg.in")).to_contain_text("T-2026-0325")
+    # 2025-11-25: one elicitation/create nested under the one call, answered on it.
+    call = demo.wire(LEGACY, "li.exchange").filter(has=demo.page.locator("[data-method='tools/call']"))
+    expect(call).to_have_count(1)
+    expect(call.locator(".nested li.msg[data-method='elicitation/create']")).to_have_count(1)
+    expect(call.locator(".nested li.msg.out")).to_contain_text("answer: accept")
+    expect(call.locator(".nested li.msg.out")).to_contain_text('"confirm":true')
+    for revision in (MODERN, LEGACY):
+        expect(demo.person(revision).locator(".answered")).to_contain_text("Cancel this ticket: yes")
+        expect(demo.person(revision).locator(".outcome")).to_contain_text("Ticket T-2026-0325 is cancelled")
+        result = demo.results(revision)
+        expect(result).to_have_count(1)
+        expect(result).to_contain_text("outcome: cancelled")
+        expect(result).to_contain_text("T-2026-0325 · closed")
+        expect(result).to_contain_text("Tell the customer ticket T-2026-0325 is cancelled")
+    demo.screenshot("cancel-ticket-cancelled-1280x720")
+
+
+def test_a_case_run_again_on_the_same_ticket_runs_on_a_fresh_fork_and_succeeds_again(demo):
+    worlds = []
+    for _ in range(2):
+        demo.start("withdraw")
+        demo.submit(MODERN)
+        demo.submit(LEGACY)
+        demo.wait_until_over()
+        for revision in (MODERN, LEGACY):
+            # Not "replayed" (the same key in the same world) nor refused (a cancelled ticket cannot be cancelled).
+            expect(demo.results(revision)).to_contain_text("outcome: cancelled")
+        worlds.append([demo.column(revision).locator(".world").inner_text() for revision in (MODERN, LEGACY)])
+    assert len({*worlds[0], *worlds[1]}) == 4, worlds  # a fork per column and run
+
+
 def test_copy_as_python_gives_a_script_that_sends_the_same_request(demo, tmp_path):
     import subprocess
     import sys
