@@ -142,6 +142,7 @@
     const panes = event.column ? column(event.column) : null;
     switch (event.type) {
       case "start":
+        panes.node.dataset.world = event.world || "";
         panes.node.querySelector(".world").textContent = event.world ? `world ${event.world}, a fresh fork` : "";
         panes.node.querySelector(".world").title = `Token bound to world ${event.world} (a fork of the demo world), sent to ${event.url}`;
         if (!event.forms) {
