@@ -265,8 +265,8 @@ CASES = [
             (
                 "ask",
                 "Before anything changes the server asks for a confirmation naming the ticket, the item and what the "
-                "customer gives up. 2026-07-28: input_required with after_sales_cancel_ticket:confirm. 2025-11-25: "
-                "one elicitation/create nested under the call.",
+                "customer gives up. 2026-07-28: one input_required round with that one question. 2025-11-25: one "
+                "elicitation/create nested under the call.",
             ),
             ("answer", "Tick the box and submit (Enter). Decline or Cancel would leave the ticket as it was."),
             (

@@ -235,7 +235,6 @@ def test_cancelling_a_ticket_asks_the_person_to_confirm_first_and_the_model_is_t
         expect(result).to_contain_text("outcome: cancelled")
         expect(result).to_contain_text("T-2026-0325 · closed")
         expect(result).to_contain_text("Tell the customer ticket T-2026-0325 is cancelled")
-    demo.screenshot("cancel-ticket-cancelled-1280x720")
 
 
 def test_a_case_run_again_on_the_same_ticket_runs_on_a_fresh_fork_and_succeeds_again(demo):
