@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 TSHIRTS = "O-2026-001410"  # cheap_tshirts_in_window: ¥99.00 plus ¥10.00 shipping, under the confirmation threshold
 LAPTOP = "O-2026-001423"  # vip_laptop_recent: ¥12,999.00, so the server asks for the method and a confirmation
 AWAITING_RETURN = "T-2026-0325"  # ticket_awaiting_return: a return still waiting for the parcel, so cancellable
+AWAITING_RETURN_ORDER = "O-2026-001382"  # its order
 
 
 def arguments(case: str, order_id: str, **changes: Any) -> dict[str, Any]:
@@ -255,7 +256,7 @@ CASES = [
         "withdraw",
         "Cancel a ticket: confirm first",
         f"The customer withdraws return {AWAITING_RETURN}: a destructive call, so the person confirms.",
-        "O-2026-001382",
+        AWAITING_RETURN_ORDER,
         (
             (
                 "call",

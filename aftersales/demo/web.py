@@ -34,8 +34,10 @@ SHORT_TTL = timedelta(seconds=5)  # the expired case's rounds: long enough to an
 ACTIONS = ("accept", "decline", "cancel")
 SHORT_ROUNDS = "/short-rounds/mcp"
 # The demo's registry is its own (in its throwaway folder) and holds the demo world and one run's forks, so the
-# user's AFTERSALES_WORLDS_MAX (possibly 1 or 2, for their own server) must not refuse a fork.
+# user's worlds limits (set for their own server or harness) must neither refuse a fork nor let housekeeping drop
+# the forks of a run whose form a presenter has left open for a few minutes.
 WORLDS_MAX = 8
+WORLDS_IDLE_TTL = timedelta(days=1)
 
 
 def demo_settings(settings: Settings, folder: Path, host: str, port: int) -> Settings:
@@ -48,6 +50,7 @@ def demo_settings(settings: Settings, folder: Path, host: str, port: int) -> Set
             "database_url": f"sqlite:///{folder / 'control.db'}",
             "worlds_dir": folder / "worlds",
             "worlds_max": WORLDS_MAX,
+            "worlds_idle_ttl": WORLDS_IDLE_TTL,
             "worlds_admin": False,  # the demo's clients need /mcp only
             "secret_keys": None,
             "state_keys": None,

@@ -22,8 +22,9 @@ AWAITING_RETURN = "T-2026-0325"  # the baseline's ticket_awaiting_return, which 
 
 @pytest.fixture
 def demo(tmp_path) -> Iterator[tuple[DemoWorlds, App, App]]:
-    # The user's own limit is 1 world: the demo's registry is its own, so that must not refuse its forks.
-    settings = demo_settings(Settings(data_dir=tmp_path, seed_dir=SEED_DIR, worlds_max=1), tmp_path, "127.0.0.1", 9)
+    # The user's own limits (1 world, dropped after a minute unused) are not the demo's: its registry is its own.
+    mine = Settings(data_dir=tmp_path, seed_dir=SEED_DIR, worlds_max=1, worlds_idle_ttl=timedelta(minutes=1))
+    settings = demo_settings(mine, tmp_path, "127.0.0.1", 9)
     app, short = App(settings), App(settings.model_copy(update={"state_ttl": timedelta(seconds=5)}))
     worlds = DemoWorlds(app, others=(short,))
     worlds.rebuild()
@@ -74,6 +75,14 @@ def test_a_long_demo_holds_the_demo_world_and_one_runs_forks_whatever_the_users_
         made = [worlds.fresh("url", app).world for _ in range(2)]
         assert live(app) == sorted([DEMO, *made])
     assert app.settings.worlds_max >= 3
+
+
+def test_housekeeping_keeps_the_forks_of_a_run_whose_form_stays_open_for_minutes(demo):
+    worlds, app, _ = demo
+    forks = [worlds.fresh("url", app).world for _ in range(2)]
+    with freeze_time(clock.wall() + timedelta(minutes=20)):
+        assert app.worlds.expire() == []
+    assert live(app) == sorted([DEMO, *forks])
 
 
 def test_a_demo_left_alone_past_the_idle_time_makes_its_demo_world_again(demo):
