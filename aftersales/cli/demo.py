@@ -37,7 +37,7 @@ def connect_host(host: str) -> str:
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
-    """Bind, build fresh demo data in a temporary folder, serve the page until stopped, then delete the folder."""
+    """Bind, make the demo world in a temporary folder, serve the page until stopped, then delete the folder."""
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s %(message)s")
     sock = listen(args.host, args.port)
     folder = Path(tempfile.mkdtemp(prefix="aftersales-demo-"))
@@ -48,8 +48,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
 
         def announce() -> None:
             say(
-                f"aftersales demo: open {shown} in a browser. The demo runs on its own copy of the baseline in "
-                f"{folder}, fresh for every case and deleted when it stops (Ctrl-C)."
+                f"aftersales demo: open {shown} in a browser. The demo runs in its own demo world, made from the "
+                f"baseline in {folder}, forked fresh for every case and deleted when it stops (Ctrl-C)."
             )
 
         config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=5)

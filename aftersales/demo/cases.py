@@ -1,7 +1,8 @@
 """The guided cases: what the agent asks for, what the person is expected to answer, and what to say at each step.
 
-This is the one source of the cases: the page and `examples/elicitation_demo.py` both run them through the demo
-backend. Order lines come from the baseline's stories (seed/README.md); every run starts from fresh data.
+This is the one source of the cases: the page runs them through the demo backend, and nothing else scripts them.
+Order lines and tickets come from the baseline's stories (seed/README.md); every run starts on a fresh fork of the
+demo world.
 """
 
 from collections.abc import Awaitable, Callable
@@ -13,7 +14,8 @@ if TYPE_CHECKING:
 
 TSHIRTS = "O-2026-001410"  # cheap_tshirts_in_window: ¥99.00 plus ¥10.00 shipping, under the confirmation threshold
 LAPTOP = "O-2026-001423"  # vip_laptop_recent: ¥12,999.00, so the server asks for the method and a confirmation
-SHORT_ROUNDS = "2026-07-28-short-rounds"  # the world whose server seals rounds for a few seconds (the expired case)
+AWAITING_RETURN = "T-2026-0325"  # ticket_awaiting_return: a return still waiting for the parcel, so cancellable
+AWAITING_RETURN_ORDER = "O-2026-001382"  # its order
 
 
 def arguments(case: str, order_id: str, **changes: Any) -> dict[str, Any]:
@@ -35,12 +37,12 @@ class Case:
     key: str
     title: str
     summary: str
-    order: str  # the order whose line 1 the agent opens a ticket for
+    order: str  # the order the case is about (its line 1)
     steps: tuple[tuple[str, str], ...]
     script: Callable[["Column"], Awaitable[None]]
     suggested: dict[str, Any] = field(default_factory=dict)  # the answer a presenter gives: action and fields
     forms: bool = True  # whether the client declares that it can show forms
-    world: dict[str, str] = field(default_factory=dict)  # revision -> world, when not the revision's own
+    short_rounds: frozenset[str] = frozenset()  # revisions whose client talks to the server with 5-second rounds
 
     def public(self) -> dict[str, Any]:
         """What the page needs to list and narrate the case."""
@@ -74,6 +76,11 @@ async def tampered(column: "Column") -> None:
 
 async def expired(column: "Column") -> None:
     await column.create(arguments(column.case.key, column.case.order), hold=True)
+
+
+async def withdraw(column: "Column") -> None:
+    reason = "I found it cheaper elsewhere and will keep the one I have."
+    await column.cancel({"ticket_id": AWAITING_RETURN, "reason": reason, "idempotency_key": "demo-withdraw-0001"})
 
 
 ASKED = (
@@ -224,8 +231,9 @@ CASES = [
         (
             (
                 "call",
-                "The ¥99.00 return again. For this case the 2026-07-28 column talks to a server started with "
-                "AFTERSALES_STATE_TTL=5s instead of the default 10 minutes, so a round expires while you watch.",
+                "The ¥99.00 return again. For this case the 2026-07-28 column talks to a second server on the same "
+                "worlds (/short-rounds/mcp) whose rounds live 5 s (AFTERSALES_STATE_TTL=5s) instead of the default "
+                "10 minutes, so a round expires while you watch.",
             ),
             (
                 "answer",
@@ -242,7 +250,39 @@ CASES = [
         ),
         expired,
         {"action": "accept", "refund_method": "store_credit"},
-        world={"2026-07-28": SHORT_ROUNDS},
+        short_rounds=frozenset({"2026-07-28"}),
+    ),
+    Case(
+        "withdraw",
+        "Cancel a ticket: confirm first",
+        f"The customer withdraws return {AWAITING_RETURN}: a destructive call, so the person confirms.",
+        AWAITING_RETURN_ORDER,
+        (
+            (
+                "call",
+                f"The customer no longer wants return {AWAITING_RETURN} (its parcel is not sent yet). The agent calls "
+                "after_sales_cancel_ticket, annotated destructiveHint: the ticket cannot be reopened.",
+            ),
+            (
+                "ask",
+                "Before anything changes the server asks for a confirmation naming the ticket, the item and what the "
+                "customer gives up. 2026-07-28: one input_required round with that one question. 2025-11-25: one "
+                "elicitation/create nested under the call.",
+            ),
+            ("answer", "Tick the box and submit (Enter). Decline or Cancel would leave the ticket as it was."),
+            (
+                "retry",
+                "2026-07-28: the retry carries the confirmation and the unchanged requestState. 2025-11-25: the "
+                "answer goes back on the call that is still open.",
+            ),
+            (
+                "result",
+                "The ticket is closed as cancelled. The model is told to tell the customer; the timeline records "
+                "who cancelled it, for whom, and why.",
+            ),
+        ),
+        withdraw,
+        {"action": "accept", "confirm": True},
     ),
 ]
 BY_KEY = {case.key: case for case in CASES}

@@ -33,9 +33,8 @@ from aftersales.demo.stage import Answer, Run
 from aftersales.demo.telling import for_person
 from aftersales.demo.wire import Tap
 from aftersales.demo.worlds import Endpoint
-from aftersales.domain.calls import CREATE_TICKET
+from aftersales.domain.calls import CANCEL_TICKET, CREATE_TICKET
 
-TOOL = CREATE_TICKET
 MODERN, LEGACY = "2026-07-28", "2025-11-25"
 MODES = {MODERN: "auto", LEGACY: "legacy"}
 MAX_ROUNDS = 10
@@ -55,7 +54,8 @@ class Column:
     async def play(self) -> None:
         """Connect, run the case's script, and say how it ended."""
         endpoint = self.endpoint
-        self.emit({"type": "start", "url": endpoint.url, "caller": endpoint.caller, "forms": self.case.forms})
+        start = {"url": endpoint.url, "caller": endpoint.caller, "world": endpoint.world, "forms": self.case.forms}
+        self.emit({"type": "start", **start})
         tap = Tap(lambda entry: self.emit(entry | {"type": "wire"}), self.describe)
         try:
             async with (
@@ -82,28 +82,39 @@ class Column:
 
     async def create(self, arguments: dict[str, Any], *, tamper: bool = False, hold: bool = False) -> dict[str, Any]:
         """Call after_sales_create_ticket, answering through the person; report and return what the model gets."""
+        return await self.call(CREATE_TICKET, arguments, tamper=tamper, hold=hold)
+
+    async def cancel(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """Call after_sales_cancel_ticket, the person confirming; report and return what the model gets."""
+        return await self.call(CANCEL_TICKET, arguments)
+
+    async def call(
+        self, tool: str, arguments: dict[str, Any], *, tamper: bool = False, hold: bool = False
+    ) -> dict[str, Any]:
+        """Call `tool`, answering through the person; report and return what the model gets."""
         assert self.client is not None
         self.phase("call")
         self.tamper, self.hold = tamper, hold
         try:
             if self.revision == MODERN:
-                result = await self.rounds(arguments)
+                result = await self.rounds(tool, arguments)
             else:
-                result = await self.client.call_tool(TOOL, arguments)
+                result = await self.client.call_tool(tool, arguments)
         except MCPError as error:
             outcome: dict[str, Any] = {"error": {"code": error.error.code, "message": error.error.message}}
         else:
             structured = result.structured_content
             outcome = {"is_error": bool(result.is_error), "text": _text(result), "structured": structured}
         self.phase("result")
-        self.emit({"type": "result", "arguments": arguments, **outcome, "person": for_person(outcome)})
+        event = {"type": "result", "tool": tool, "arguments": arguments, **outcome, "person": for_person(outcome)}
+        self.emit(event)
         return outcome
 
-    async def rounds(self, arguments: dict[str, Any]) -> CallToolResult:
+    async def rounds(self, tool: str, arguments: dict[str, Any]) -> CallToolResult:
         """2026-07-28: call, and while the server answers input_required, ask the person and retry."""
         assert self.client is not None
         session = self.client.session
-        result = await session.call_tool(TOOL, arguments, allow_input_required=True)
+        result = await session.call_tool(tool, arguments, allow_input_required=True)
         for _ in range(MAX_ROUNDS):
             if not isinstance(result, InputRequiredResult):
                 return result
@@ -128,7 +139,7 @@ class Column:
                 state = state[:middle] + ("A" if state[middle] != "A" else "B") + state[middle + 1 :]
             self.phase("retry")
             result = await session.call_tool(
-                TOOL, arguments, input_responses=responses, request_state=state, allow_input_required=True
+                tool, arguments, input_responses=responses, request_state=state, allow_input_required=True
             )
         raise RuntimeError(f"the server asked more than {MAX_ROUNDS} rounds")
 

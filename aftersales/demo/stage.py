@@ -118,8 +118,12 @@ class Stage:
         self.wake()
 
     def close(self) -> None:
-        """The server is stopping: answer every poll now."""
+        """The server is stopping: answer every poll now, and stop the run (its calls may wait for a person)."""
         self.closing = True
+        if self.run is not None:
+            # A 2025-11-25 call waiting for an answer is a response uvicorn would wait for until its graceful
+            # timeout (forever in tests): the run's clients leave, and the server ends the call.
+            self.run.scope.cancel()
         self.wake()
 
     def wake(self) -> None:

@@ -19,6 +19,10 @@ def for_person(outcome: dict[str, Any]) -> str:
     ticket = result.get("ticket")
     if result.get("outcome") == "not_created" or ticket is None:
         return f"Nothing was created. {result.get('reason') or ''}".strip()
+    if result.get("outcome") == "cancelled":
+        return f"Ticket {ticket['ticket_id']} is cancelled: it is closed, and nothing more happens with it."
+    if result.get("outcome") == "not_cancelled":
+        return f"Nothing was cancelled: ticket {ticket['ticket_id']} goes on as before. {result.get('reason') or ''}"
     refund = ticket.get("refund") or {}
     money = f" {refund['display']} {METHODS.get(refund.get('method') or '', '')}".rstrip() if refund else ""
     if result.get("outcome") == "replayed":

@@ -1,7 +1,13 @@
-"""The demo server: the page, its small JSON API, and the worlds' MCP endpoints the demo's clients talk to."""
+"""The demo server: the page, its small JSON API, and the MCP endpoints the demo's clients talk to.
+
+/mcp is the server's own web app (auth, worlds routing and all) on the demo's control database; each column's token
+is bound to a fork of the demo world. /short-rounds/mcp is a second server on the same worlds and keys whose
+input_required rounds live a few seconds, for the expired case: requestState's lifetime is the SDK's wall-clock TTL,
+fixed when the server is built, so neither a world's clock nor a setting per request can make one round expire.
+"""
 
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -12,26 +18,40 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Receive, Scope, Send
 
-from aftersales.demo.cases import BY_KEY, CASES, SHORT_ROUNDS
+from aftersales.app import App
+from aftersales.demo.cases import BY_KEY, CASES
 from aftersales.demo.driver import LEGACY, MODERN, Column
 from aftersales.demo.stage import Answer, Run, Stage
 from aftersales.demo.worlds import DemoWorlds
 from aftersales.settings import Settings
+from aftersales.web.app import create_web_app
 
 STATIC = Path(__file__).resolve().parent / "static"
 REVISIONS = [MODERN, LEGACY]
 SHORT_TTL = timedelta(seconds=5)  # the expired case's rounds: long enough to answer, short enough to watch expire
 ACTIONS = ("accept", "decline", "cancel")
+SHORT_ROUNDS = "/short-rounds/mcp"
+# The demo's registry is its own (in its throwaway folder) and holds the demo world and one run's forks, so the
+# user's worlds limits (set for their own server or harness) must neither refuse a fork nor let housekeeping drop
+# the forks of a run whose form a presenter has left open for a few minutes.
+WORLDS_MAX = 8
+WORLDS_IDLE_TTL = timedelta(days=1)
 
 
 def demo_settings(settings: Settings, folder: Path, host: str, port: int) -> Settings:
-    """The demo's own settings: the user's policy and limits, but throwaway data and keys in `folder`."""
+    """The demo's own settings: the user's policy and limits, but throwaway data, worlds and keys in `folder`."""
     loopback = host in ("127.0.0.1", "localhost", "[::1]")
     return settings.model_copy(
         update={
             "env": "development",
             "data_dir": folder,
+            "database_url": f"sqlite:///{folder / 'control.db'}",
+            "worlds_dir": folder / "worlds",
+            "worlds_max": WORLDS_MAX,
+            "worlds_idle_ttl": WORLDS_IDLE_TTL,
+            "worlds_admin": False,  # the demo's clients need /mcp only
             "secret_keys": None,
             "state_keys": None,
             "host": "127.0.0.1" if loopback else host,
@@ -43,16 +63,22 @@ def demo_settings(settings: Settings, folder: Path, host: str, port: int) -> Set
 def create_demo_app(settings: Settings, folder: Path, host: str, port: int) -> Starlette:
     """The demo's ASGI app; its clients reach the worlds at http://host:port (the address this server binds)."""
     base = demo_settings(settings, folder, host, port)
-    worlds = DemoWorlds(base, folder, {MODERN: {}, LEGACY: {}, SHORT_ROUNDS: {"state_ttl": SHORT_TTL}})
-    worlds.base_url = f"http://{host}:{port}"
+    # Both Apps read the same control database and the same generated keys in `folder`: one registry of worlds.
+    app, short = App(base), App(base.model_copy(update={"state_ttl": SHORT_TTL}))
+    webs = {"/mcp": create_web_app(app), SHORT_ROUNDS: create_web_app(short)}
+    servers = {"/mcp": app, SHORT_ROUNDS: short}
+    worlds = DemoWorlds(app, others=(short,))
     stage = Stage()
     hold = SHORT_TTL.total_seconds() + 1
 
     async def play(run: Run) -> None:
         case = BY_KEY[run.case]
+        await anyio.to_thread.run_sync(worlds.release)  # the run before has stopped: its forks go
         endpoints = {}
         for revision in run.revisions:
-            endpoints[revision] = await anyio.to_thread.run_sync(worlds.fresh, case.world.get(revision, revision))
+            path = SHORT_ROUNDS if revision in case.short_rounds else "/mcp"
+            url = f"http://{host}:{port}{path}"
+            endpoints[revision] = await anyio.to_thread.run_sync(worlds.fresh, url, servers[path])
         async with anyio.create_task_group() as group:
             for revision in run.revisions:
                 group.start_soon(Column(run, revision, endpoints[revision], case, hold).play)
@@ -109,10 +135,15 @@ def create_demo_app(settings: Settings, folder: Path, host: str, port: int) -> S
     @asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
         await anyio.to_thread.run_sync(worlds.rebuild)
-        async with worlds.running(), stage.running():
+        async with AsyncExitStack() as stack:
+            for server in servers.values():
+                stack.callback(server.close)  # last: write the audits, close the databases
+            for web in webs.values():
+                await stack.enter_async_context(web.router.lifespan_context(web))
+            await stack.enter_async_context(stage.running())
             yield
 
-    app = Starlette(
+    demo = Starlette(
         routes=[
             Route("/", index, methods=["GET"]),
             Route("/api/cases", cases, methods=["GET"]),
@@ -121,18 +152,19 @@ def create_demo_app(settings: Settings, folder: Path, host: str, port: int) -> S
             Route("/api/answers", answer, methods=["POST"]),
             Route("/api/reset", reset, methods=["POST"]),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
-            Mount("/worlds", worlds.asgi()),
+            *(Route(path, _AtMcp(web)) for path, web in webs.items()),
         ],
         lifespan=lifespan,
     )
 
     def close_streams() -> None:
-        worlds.close_streams()
+        for web in webs.values():
+            web.state.close_streams()
         stage.close()
 
-    app.state.close_streams = close_streams
-    app.state.stage, app.state.worlds = stage, worlds
-    return app
+    demo.state.close_streams = close_streams
+    demo.state.stage, demo.state.worlds = stage, worlds
+    return demo
 
 
 async def _json(request: Request) -> dict[str, Any]:
@@ -146,3 +178,13 @@ async def _json(request: Request) -> dict[str, Any]:
 
 def _problem(text: str, status: int = 400) -> JSONResponse:
     return JSONResponse({"error": text}, status_code=status)
+
+
+class _AtMcp:
+    """A server's web app, handed each request as a request for its /mcp (where its auth and MCP route are)."""
+
+    def __init__(self, web: ASGIApp) -> None:
+        self.web = web
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self.web(dict(scope, path="/mcp", raw_path=b"/mcp", root_path=""), receive, send)

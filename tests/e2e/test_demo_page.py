@@ -8,7 +8,8 @@ import re
 from collections.abc import Iterator
 
 import pytest
-from playwright.sync_api import BrowserContext, expect
+from playwright.sync_api import Page, expect
+from starlette.applications import Starlette
 
 from tests.support.browser import browser
 from tests.support.demo import DemoPage, demo_server
@@ -19,24 +20,29 @@ TICKET = re.compile(r"T-\d{4}-\d{4,}")
 
 
 @pytest.fixture(scope="module")
-def demo_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with demo_server(tmp_path_factory.mktemp("demo")) as url:
-        yield url
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Starlette]]:
+    with demo_server(tmp_path_factory.mktemp("demo")) as served:
+        yield served
 
 
 @pytest.fixture(scope="module")
-def chromium() -> Iterator[BrowserContext]:
+def page() -> Iterator[Page]:
+    """One browser and one page for the module: each test loads the demo afresh in it."""
     with browser() as context:
-        yield context
+        yield context.new_page()
 
 
 @pytest.fixture
-def demo(chromium: BrowserContext, demo_url: str) -> Iterator[DemoPage]:
-    page = chromium.new_page()
+def demo(page: Page, served: tuple[str, Starlette]) -> Iterator[DemoPage]:
     errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    yield DemoPage(page, demo_url)
-    page.close()
+
+    def listen(error: Exception) -> None:
+        errors.append(str(error))
+
+    page.on("pageerror", listen)
+    page.set_viewport_size({"width": 1280, "height": 720})
+    yield DemoPage(page, *served)
+    page.remove_listener("pageerror", listen)
     assert errors == []
 
 
@@ -188,6 +194,64 @@ def test_an_expired_round_is_refused_while_the_open_call_of_2025_11_25_goes_thro
     expect(demo.results(LEGACY)).to_contain_text("outcome: created")
 
 
+def test_cancelling_a_ticket_asks_the_person_to_confirm_first_and_the_model_is_told_it_is_cancelled(demo):
+    demo.start("withdraw")
+    form = demo.form(MODERN)
+    question = form.locator("fieldset.question")
+    expect(question).to_have_count(1)
+    assert question.get_attribute("data-key") == "after_sales_cancel_ticket:confirm"
+    expect(question.locator(".message")).to_contain_text("Cancel ticket T-2026-0325 (return and refund of 1 x")
+    expect(question.locator(".message")).to_contain_text("This cannot be undone.")
+    form.locator("input[type=checkbox]").press("Enter")  # the keyboard: the box is ticked, Enter confirms
+    legacy = demo.form(LEGACY)
+    expect(legacy.locator(".message")).to_contain_text("Cancel ticket T-2026-0325")
+    demo.submit(LEGACY)
+    demo.wait_until_over()
+
+    # 2026-07-28: exactly one input_required result, then one retry, then the cancelled ticket.
+    expect(demo.wire(MODERN, "li.msg[data-result=input_required]")).to_have_count(1)
+    calls = demo.wire(MODERN, "li.exchange").filter(has=demo.page.locator("[data-method='tools/call']"))
+    expect(calls).to_have_count(2)
+    expect(calls.nth(0).locator("li.msg[data-result=input_required]")).to_contain_text(
+        "after_sales_cancel_ticket:confirm"
+    )
+    retry = calls.nth(1).locator("li.msg[data-method='tools/call']")
+    expect(retry).to_contain_text("retry")
+    expect(retry).to_contain_text("after_sales_cancel_ticket:confirm = accept")
+    expect(retry.locator(".sealed")).to_contain_text("echoed back unchanged")
+    expect(calls.nth(1).locator("li.msg.in")).to_contain_text("outcome: cancelled")
+    expect(calls.nth(1).locator("li.msg.in")).to_contain_text("T-2026-0325")
+    # 2025-11-25: one elicitation/create nested under the one call, answered on it.
+    call = demo.wire(LEGACY, "li.exchange").filter(has=demo.page.locator("[data-method='tools/call']"))
+    expect(call).to_have_count(1)
+    expect(call.locator(".nested li.msg[data-method='elicitation/create']")).to_have_count(1)
+    expect(call.locator(".nested li.msg.out")).to_contain_text("answer: accept")
+    expect(call.locator(".nested li.msg.out")).to_contain_text('"confirm":true')
+    for revision in (MODERN, LEGACY):
+        expect(demo.person(revision).locator(".answered")).to_contain_text("Cancel this ticket: yes")
+        expect(demo.person(revision).locator(".outcome")).to_contain_text("Ticket T-2026-0325 is cancelled")
+        result = demo.results(revision)
+        expect(result).to_have_count(1)
+        expect(result).to_contain_text("outcome: cancelled")
+        expect(result).to_contain_text("T-2026-0325 · closed")
+        expect(result).to_contain_text("Tell the customer ticket T-2026-0325 is cancelled")
+
+
+def test_a_case_run_again_on_the_same_ticket_runs_on_a_fresh_fork_and_succeeds_again(demo):
+    worlds = []
+    for _ in range(2):
+        demo.start("withdraw")
+        demo.submit(MODERN)
+        demo.submit(LEGACY)
+        demo.wait_until_over()
+        for revision in (MODERN, LEGACY):
+            # Not "replayed" (the same key in the same world) nor refused (a cancelled ticket cannot be cancelled).
+            expect(demo.results(revision)).to_contain_text("outcome: cancelled")
+        worlds.append([demo.column(revision).get_attribute("data-world") for revision in (MODERN, LEGACY)])
+        expect(demo.column(MODERN).locator(".world")).to_have_text(f"world {worlds[-1][0]}, a fresh fork")
+    assert len({*worlds[0], *worlds[1]}) == 4, worlds  # a fork per column and run
+
+
 def test_copy_as_python_gives_a_script_that_sends_the_same_request(demo, tmp_path):
     import subprocess
     import sys
@@ -206,12 +270,19 @@ def test_copy_as_python_gives_a_script_that_sends_the_same_request(demo, tmp_pat
     assert curl.startswith("curl -sS -N -X POST") and "Authorization: Bearer " in curl and "server/discover" in curl
 
 
-def test_reset_clears_the_page_and_cases_still_run_afterwards(demo):
-    demo.start("no-forms")
+def test_reset_makes_the_demo_world_again_drops_the_forks_and_clears_the_page(demo):
+    registry = demo.app.state.worlds.app.worlds
+    demo.start("withdraw")
+    demo.submit(MODERN)
+    demo.submit(LEGACY)
     demo.wait_until_over()
+    forks = [demo.column(revision).get_attribute("data-world") for revision in (MODERN, LEGACY)]
+    made = registry.get("demo").created_at
+    assert sorted(world.id for world, _ in registry.all()) == sorted(["demo", *forks])
     demo.page.click("#reset")
     expect(demo.page.locator("#status")).to_have_text("Fresh data. Pick a case.", timeout=20_000)
     expect(demo.page.locator(".model .result")).to_have_count(0)
+    assert [world.id for world, _ in registry.all()] == ["demo"] and registry.get("demo").created_at > made
     demo.start("no-forms")
     demo.wait_until_over()
     expect(demo.results(MODERN).nth(1)).to_contain_text("outcome: created")
@@ -232,19 +303,20 @@ CLIPPED = """() => {
 
 
 @pytest.mark.parametrize(("width", "height"), [(1280, 720), (1920, 1080)])
-def test_nothing_is_clipped_on_a_projector_while_asking_and_once_created(demo, width, height):
+@pytest.mark.parametrize(("case", "rounds"), [("large", 2), ("withdraw", 1)])
+def test_nothing_is_clipped_on_a_projector_while_asking_and_once_done(demo, width, height, case, rounds):
     demo.page.set_viewport_size({"width": width, "height": height})
-    demo.start("large")
+    demo.start(case)
     demo.form(MODERN)
     expect(demo.form(LEGACY)).to_be_visible()
     assert demo.page.evaluate(CLIPPED) == []
     assert demo.form(MODERN).locator("button[type=submit]").is_visible()  # the whole round fits, buttons included
-    demo.screenshot(f"asking-{width}x{height}")
+    demo.screenshot(f"{case}-asking-{width}x{height}")
     demo.submit(MODERN)
-    demo.submit(LEGACY)
-    demo.submit(LEGACY)
+    for _ in range(rounds):  # 2025-11-25 asks each question in its own elicitation/create
+        demo.submit(LEGACY)
     demo.wait_until_over()
     for details in demo.page.locator(".sealed").all()[:1]:
         details.scroll_into_view_if_needed()
     assert demo.page.evaluate(CLIPPED) == []
-    demo.screenshot(f"created-{width}x{height}")
+    demo.screenshot(f"{case}-done-{width}x{height}")

@@ -5,6 +5,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from playwright.sync_api import Locator, Page, expect
+from starlette.applications import Starlette
 
 from aftersales.demo.web import create_demo_app
 from aftersales.settings import Settings
@@ -18,19 +19,19 @@ WAIT_MS = 20_000  # a case on both revisions takes about a second here; the expi
 
 
 @contextmanager
-def demo_server(folder: Path) -> Iterator[str]:
-    """Serve the demo with its data in `folder`; yield the page's base URL."""
+def demo_server(folder: Path) -> Iterator[tuple[str, Starlette]]:
+    """Serve the demo with its data in `folder`; yield the page's base URL and the demo's app."""
     port = free_port()
     app = create_demo_app(Settings(data_dir=folder, seed_dir=SEED_DIR), folder, "127.0.0.1", port)
     with serving(app, port) as url:
-        yield url
+        yield url, app
 
 
 class DemoPage:
     """The demo page as a person uses it: pick a case, answer in a column, read the three panes."""
 
-    def __init__(self, page: Page, url: str) -> None:
-        self.page = page
+    def __init__(self, page: Page, url: str, app: Starlette | None = None) -> None:
+        self.page, self.app = page, app
         page.goto(url)
         expect(page.locator("#case-list button")).not_to_have_count(0)
 

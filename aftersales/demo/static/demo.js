@@ -142,6 +142,9 @@
     const panes = event.column ? column(event.column) : null;
     switch (event.type) {
       case "start":
+        panes.node.dataset.world = event.world || "";
+        panes.node.querySelector(".world").textContent = event.world ? `world ${event.world}, a fresh fork` : "";
+        panes.node.querySelector(".world").title = `Token bound to world ${event.world} (a fork of the demo world), sent to ${event.url}`;
         if (!event.forms) {
           idle(panes.person);
           panes.person.append(el("p", { class: "note-box" }, "This client declared no elicitation capability: it cannot show forms, so the server never sends one. Whatever the person must decide, the model has to ask in the conversation."));
@@ -181,7 +184,7 @@
         idle(panes.model);
         panes.model.append(result(event));
         const failed = event.error || event.is_error;
-        const none = !failed && event.structured && event.structured.outcome === "not_created";
+        const none = !failed && event.structured && window.Render.NONE.includes(event.structured.outcome);
         panes.person.append(el("p", { class: `outcome${failed ? " bad" : none ? " none" : ""}` }, event.person));
         idle(panes.person);
         scrollDown(panes.person);

@@ -17,6 +17,7 @@ window.Render = (() => {
     return node;
   }
   const badge = (text, kind) => el("span", { class: `badge ${kind || ""}`.trim() }, text);
+  const NONE = ["not_created", "not_cancelled"]; // outcomes where the person's "no" left everything as it was
   const json = (value) => JSON.stringify(value, null, 2);
   const clock = (iso) => (iso ? iso.slice(11, 19) + " UTC" : "");
 
@@ -56,7 +57,7 @@ window.Render = (() => {
         parts.push(badge("result", r.isError ? "bad" : "ok"), badge(`id ${m.id}`));
         if (r.isError) parts.push(badge("isError: true", "bad"));
         const outcome = r.structuredContent && r.structuredContent.outcome;
-        if (outcome) parts.push(badge(`outcome: ${outcome}`, outcome === "not_created" ? "bad" : "ok"));
+        if (outcome) parts.push(badge(`outcome: ${outcome}`, NONE.includes(outcome) ? "bad" : "ok"));
         const ticket = r.structuredContent && r.structuredContent.ticket;
         if (ticket) parts.push(badge(ticket.ticket_id, "ok"));
       } else {
@@ -223,11 +224,11 @@ window.Render = (() => {
     if (s.reason) rows.push(["reason", s.reason]);
     if (s.next_step) rows.push(["next step", s.next_step]);
     return el("article", { class: "result", "data-outcome": event.is_error ? "tool-error" : s.outcome || "" },
-      el("div", { class: "line" }, badge(`isError: ${event.is_error}`, event.is_error ? "bad" : "ok"), s.outcome ? badge(`outcome: ${s.outcome}`, s.outcome === "not_created" ? "bad" : "ok") : null),
+      el("div", { class: "line" }, badge(`isError: ${event.is_error}`, event.is_error ? "bad" : "ok"), s.outcome ? badge(`outcome: ${s.outcome}`, NONE.includes(s.outcome) ? "bad" : "ok") : null),
       event.is_error ? el("p", { class: "error-text" }, event.text) : null,
       rows.length ? el("dl", {}, rows.map(([k, v]) => [el("dt", {}, k), el("dd", {}, v)])) : null,
       el("details", {}, el("summary", {}, "Text content and structuredContent"), el("pre", {}, event.text)));
   }
 
-  return { el, badge, wireRow, askForm, answered, result, duration };
+  return { el, badge, wireRow, askForm, answered, result, duration, NONE };
 })();
