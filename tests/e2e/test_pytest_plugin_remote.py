@@ -3,6 +3,7 @@ failures a team sees when the URL does not answer or the token cannot administer
 
 import socket
 from collections.abc import Iterator
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
@@ -11,8 +12,10 @@ from aftersales.app import App
 from aftersales.bootstrap import prepare
 from aftersales.domain.callers import ALL_SCOPES
 from aftersales.testing.host import harness_settings
+from aftersales.testing.remote import RemoteHost, ServerUnavailable
 from aftersales.web.app import create_web_app
 from aftersales.worlds.model import ADMIN_SCOPE
+from tests.support.apps import app_without_database
 from tests.support.clients import bearer_token
 from tests.support.web import serving
 
@@ -177,3 +180,14 @@ def test_an_unreachable_url_fails_every_test_saying_no_server_answers_there(pyte
         url = f"http://127.0.0.1:{probe.getsockname()[1]}"
     result = run_unusable(pytester, "--aftersales-url", url, "--aftersales-admin-token", "any")
     result.stdout.fnmatch_lines([f"*No aftersales server answers at {url} (*). The plugin's remote mode drives*"])
+
+
+def test_a_server_without_the_worlds_admin_api_is_named_as_such(tmp_path: Path) -> None:
+    app = app_without_database(tmp_path, worlds_admin=False)
+    try:
+        with serving(create_web_app(app)) as url, pytest.raises(ServerUnavailable) as refused, RemoteHost(url, "t"):
+            pass
+    finally:
+        app.close()
+    assert str(refused.value).startswith(f"The server at {url} serves no worlds admin API (404 at /admin/worlds).")
+    assert "AFTERSALES_WORLDS_ADMIN=true" in str(refused.value)
