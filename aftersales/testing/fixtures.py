@@ -12,7 +12,7 @@ import anyio
 from aftersales.durations import parse_duration
 from aftersales.testing.brief import Brief, brief_for
 from aftersales.testing.customer import Callback, elicitation_callback
-from aftersales.testing.host import Host, TrialWorld
+from aftersales.testing.hosting import TrialHost, TrialWorld
 from aftersales.testing.loader import load, load_file
 from aftersales.testing.matching import outcome_problems
 from aftersales.testing.rules import rule_problems
@@ -26,7 +26,7 @@ class TestWorld:
 
     __test__ = False  # not a test class, whatever pytest's naming rules say
 
-    def __init__(self, host: Host, opened: TrialWorld, customer: Customer | None = None) -> None:
+    def __init__(self, host: TrialHost, opened: TrialWorld, customer: Customer | None = None) -> None:
         self._host, self._opened, self.customer = host, opened, customer
 
     @property
@@ -69,12 +69,15 @@ class TestWorld:
     def answer_forms_as(self, customer: Customer | dict[str, Any]) -> None:
         """From now on the world answers its own forms as this customer would (recorded as the scripted customer)."""
         chosen = customer if isinstance(customer, Customer) else Customer.model_validate(customer)
-        self._opened.trial.customer = self.customer = chosen
+        self._host.answer_forms(self._opened, chosen)
+        self.customer = chosen
 
-    def elicitation_callback(self) -> Callback:
-        """An MCP SDK elicitation callback answering as the world's customer would (for an SDK-based agent)."""
+    def elicitation_callback(self, customer: Customer | dict[str, Any] | None = None) -> Callback:
+        """An MCP SDK elicitation callback answering as `customer` (default the world's) would, for an SDK agent."""
+        if customer is not None:
+            self.customer = customer if isinstance(customer, Customer) else Customer.model_validate(customer)
         if self.customer is None:
-            raise ValueError("this world has no customer: run a task, or call answer_forms_as first")
+            raise ValueError("this world has no customer: run a task, pass one, or call answer_forms_as first")
         return elicitation_callback(self.customer)
 
 
@@ -119,7 +122,7 @@ class TaskRun:
 class AgentTrials:
     """Runs a shipped or custom task against the team's agent: a fresh world per trial, scored like `eval`."""
 
-    def __init__(self, host: Host, record: Callable[[TaskRun], None]) -> None:
+    def __init__(self, host: TrialHost, record: Callable[[TaskRun], None]) -> None:
         self._host, self._record = host, record
 
     def run(

@@ -12,7 +12,6 @@ import time
 from collections.abc import Mapping
 from concurrent.futures import Future
 from contextlib import ExitStack
-from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -29,15 +28,14 @@ from aftersales.storage import migrate
 from aftersales.testing.apps import PREFIX, Router, Served, serve_settings, with_overrides
 from aftersales.testing.customer import answer_question
 from aftersales.testing.events import Trial, Trials, mark_faults
+from aftersales.testing.hosting import CALLER, TOKEN_TTL, TrialHost, TrialWorld
 from aftersales.testing.rows import insert_rows
-from aftersales.testing.tasks import Customer, Task, WorldStart
+from aftersales.testing.tasks import Customer, WorldStart
 from aftersales.web.serving import Server
 from aftersales.worlds import inspect
 from aftersales.worlds.model import World
 from aftersales.worlds.service import Worlds
 
-CALLER = "agent"  # every trial's caller: the owner of its quotes and scope of its keys, the same in every world
-TOKEN_TTL = timedelta(hours=12)
 # The harness serves many episodes at once for one caller id: limits meant for runaway loops in production would
 # throttle trials against each other.
 HARNESS = {
@@ -52,20 +50,6 @@ HARNESS = {
 }
 
 
-@dataclass(frozen=True)
-class TrialWorld:
-    """What an agent gets for one trial, and what the harness reads back."""
-
-    trial: Trial
-    url: str
-    token: str
-
-    @property
-    def id(self) -> str:
-        """The world's id."""
-        return self.trial.world_id
-
-
 def harness_settings(database_url: str | None = None, folder: Path | None = None, **changes: Any) -> Settings:
     """Settings for a harness: a control database (default a SQLite file in `folder`) and worlds beside it."""
     base = folder or Path(tempfile.mkdtemp(prefix="aftersales-eval-"))
@@ -73,8 +57,8 @@ def harness_settings(database_url: str | None = None, folder: Path | None = None
     return Settings(database_url=database_url or f"sqlite:///{base / 'control.db'}", **values)
 
 
-class Host:
-    """Worlds, the server and the trials it serves; use as a context manager (`with Host(settings) as host`)."""
+class Host(TrialHost):
+    """Worlds and the server in this process: every task field works, and worlds can answer their own forms."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
@@ -112,13 +96,6 @@ class Host:
             time.sleep(0.01)
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def open_trial(self, task: Task, scripted_forms: bool = True) -> TrialWorld:
-        """A fresh world for one trial of `task`; `scripted_forms`: the world answers its forms as the customer."""
-        return self.open(task.world, task.customer if scripted_forms else None, task.id)
-
     def open(self, start: WorldStart, customer: Customer | None = None, label: str = "a test") -> TrialWorld:
         """A fresh world as `start` describes, routed and ready; `customer` answers its forms (else the client)."""
         with self._making:
@@ -141,6 +118,10 @@ class Host:
         self.worlds.advance(world_id, by)
         for served in self._served.values():
             served.app.router.forget(world_id)
+
+    def answer_forms(self, trial: TrialWorld, customer: Customer) -> None:
+        """From now on the trial's world answers its forms as `customer` (the form answerer reads it per question)."""
+        trial.trial.customer = customer
 
     def close_trial(self, trial: TrialWorld) -> None:
         """Stop answering for the trial's world and drop it (its audit records written first)."""

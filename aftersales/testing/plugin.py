@@ -1,8 +1,9 @@
 """The pytest plugin `aftersales` (registered by the package): worlds and agent trials for a team's tests.
 
-Fixtures: `aftersales_server` (a server on a loopback port serving test worlds, started once per session on first
-use), `world` (a fresh world per test: .url, .token, .diff(), .expect(...), .advance(...), .trace()) and
-`aftersales` (`.run(task, agent, trials=k)`: pass^k of a shipped or custom task, in the terminal summary).
+Fixtures: `aftersales_server` (the server of the test worlds, chosen once per session on first use: in this process
+on a loopback port, `aftersales serve` in a subprocess, or an existing server's URL), `world` (a fresh world per
+test: .url, .token, .diff(), .expect(...), .advance(...), .trace()) and `aftersales` (`.run(task, agent, trials=k)`:
+pass^k of a shipped or custom task, in the terminal summary).
 Nothing starts, and nothing heavier than pytest is imported, unless a test asks for one of them.
 """
 
@@ -14,19 +15,40 @@ import pytest
 
 if TYPE_CHECKING:
     from aftersales.testing.fixtures import AgentTrials, TaskRun, TestWorld
-    from aftersales.testing.host import Host
+    from aftersales.testing.hosting import TrialHost
 
 RUNS = pytest.StashKey[list["TaskRun"]]()
+OPTIONS = {  # option: (environment variable, help)
+    "database_url": (
+        "AFTERSALES_TEST_DATABASE_URL",
+        "Control database of the test worlds (a PostgreSQL URL puts them on that server; default: a private SQLite "
+        "folder).",
+    ),
+    "server": (
+        "AFTERSALES_TEST_SERVER",
+        "in-process (default) or subprocess: `aftersales serve` on a free port with a private data dir, driven "
+        "through its worlds admin API and stopped at the end of the session.",
+    ),
+    "url": (
+        "AFTERSALES_TEST_URL",
+        "An already running aftersales server serving the worlds admin API (AFTERSALES_WORLDS_ADMIN=true): the test "
+        "worlds are made there.",
+    ),
+    "admin_token": ("AFTERSALES_TEST_ADMIN_TOKEN", "A token with the worlds:admin scope for --aftersales-url."),
+}
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    """--aftersales-database-url: where the test worlds live."""
-    parser.getgroup("aftersales").addoption(
-        "--aftersales-database-url",
-        default=None,
-        help="Control database of the test worlds (a PostgreSQL URL puts them on that server; "
-        "default: a private SQLite folder). Also AFTERSALES_TEST_DATABASE_URL.",
-    )
+    """--aftersales-database-url, --aftersales-server, --aftersales-url, --aftersales-admin-token."""
+    group = parser.getgroup("aftersales")
+    for name, (variable, text) in OPTIONS.items():
+        group.addoption(f"--aftersales-{name.replace('_', '-')}", default=None, help=f"{text} Also {variable}.")
+
+
+def option(config: pytest.Config, name: str) -> str | None:
+    """An option of the plugin: the command line's, else its environment variable."""
+    given: str | None = config.getoption(f"aftersales_{name}")
+    return given or os.environ.get(OPTIONS[name][0]) or None
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -38,17 +60,22 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 @pytest.fixture(scope="session")
-def aftersales_server(pytestconfig: pytest.Config, tmp_path_factory: pytest.TempPathFactory) -> Iterator["Host"]:
-    """The server and its worlds, in this process, on a free loopback port."""
-    from aftersales.testing.host import Host, harness_settings
+def aftersales_server(pytestconfig: pytest.Config, tmp_path_factory: pytest.TempPathFactory) -> Iterator["TrialHost"]:
+    """The server of the test worlds: in this process, a subprocess, or an existing URL (see the options)."""
+    from aftersales.testing.remote import ServerUnavailable
+    from aftersales.testing.servers import open_host
 
-    url = pytestconfig.getoption("aftersales_database_url") or os.environ.get("AFTERSALES_TEST_DATABASE_URL")
-    with Host(harness_settings(url, tmp_path_factory.mktemp("aftersales"))) as host:
-        yield host
+    chosen = {name: option(pytestconfig, name) for name in OPTIONS}
+    mode = chosen.pop("server") or "in-process"
+    try:
+        with open_host(tmp_path_factory.mktemp("aftersales"), mode=mode, **chosen) as host:
+            yield host
+    except ServerUnavailable as problem:
+        pytest.fail(str(problem), pytrace=False)
 
 
 @pytest.fixture
-def world(aftersales_server: "Host", request: pytest.FixtureRequest) -> Iterator["TestWorld"]:
+def world(aftersales_server: "TrialHost", request: pytest.FixtureRequest) -> Iterator["TestWorld"]:
     """A fresh world for this test (the baseline, frozen at the tasks' instant unless the marker says otherwise)."""
     from aftersales.testing.fixtures import TestWorld
     from aftersales.testing.tasks import WorldStart
@@ -63,7 +90,7 @@ def world(aftersales_server: "Host", request: pytest.FixtureRequest) -> Iterator
 
 
 @pytest.fixture
-def aftersales(aftersales_server: "Host", pytestconfig: pytest.Config) -> "AgentTrials":
+def aftersales(aftersales_server: "TrialHost", pytestconfig: pytest.Config) -> "AgentTrials":
     """Run tasks against your agent: `aftersales.run("refund-tshirts-store-credit", my_agent, trials=4)`."""
     from aftersales.testing.fixtures import AgentTrials
 

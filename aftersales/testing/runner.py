@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Literal
 
 from aftersales.testing.brief import brief_for
-from aftersales.testing.host import Host
+from aftersales.testing.hosting import TrialHost
 from aftersales.testing.scoring import FailedPart, Score, score
 from aftersales.testing.tasks import Task
 
@@ -54,7 +54,7 @@ class Agent:
     score_mentions: bool = False
 
 
-def run_trial(host: Host, agent: Agent, task: Task, number: int, out: Path) -> TrialResult:
+def run_trial(host: TrialHost, agent: Agent, task: Task, number: int, out: Path) -> TrialResult:
     """Fork a world, run the agent against it with the three variables, then score the world and its trace."""
     trial = host.open_trial(task, scripted_forms=agent.forms == "world")
     name = f"{task.id}.{number}"
@@ -92,7 +92,7 @@ def run_trial(host: Host, agent: Agent, task: Task, number: int, out: Path) -> T
 
 
 def run_eval(
-    host: Host,
+    host: TrialHost,
     agent: Agent,
     tasks: list[Task],
     trials: int,
