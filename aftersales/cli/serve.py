@@ -120,8 +120,12 @@ def serve_worker(app: App, fds: str) -> int:
     sock, line = workers.worker_sockets(fds)
     workers.watch_parent(line)
     web = create_web_app(app)
+
+    def ready() -> None:
+        line.send(workers.READY)
+
     try:
-        serving.Server(uvicorn_config(web, app.settings), lambda: line.send(workers.READY)).run(sockets=[sock])
+        serving.Server(uvicorn_config(web, app.settings), ready).run(sockets=[sock])
     finally:
         sock.close()
     return 0
