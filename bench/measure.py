@@ -33,7 +33,7 @@ async def measure(
     outcome = await drive(server.url, token, operation, connections or args.connections, args.warmup, args.duration)
     row = figures(name, outcome, server, server.cpu_seconds() - cpu)
     print(
-        f"    {server.name:<16} {name:<24} {row['rps']:>8} rps  p50 {row['p50_ms']:>7} ms  "
+        f"    {server.name:<22} {name:<22} {row['rps']:>8} rps  p50 {row['p50_ms']:>7} ms  "
         f"p95 {row['p95_ms']:>7} ms  failures {row['failures']}",
         flush=True,
     )

@@ -131,3 +131,13 @@ def show(result: dict[str, Any]) -> None:
         print(f"  {verdict} {target['target']}: {target['figure']} (needed {target['limit']})")
     print("\nmarkdown for the README's Performance section:\n")
     print(markdown(result))
+
+
+if __name__ == "__main__":
+    # `python -m bench.report [results.json]`: the README's tables again from a stored run, without measuring.
+    import json
+    import sys
+    from pathlib import Path
+
+    stored = Path(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).parent / "results" / "latest.json")
+    print(markdown(json.loads(stored.read_text())))

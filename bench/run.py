@@ -81,7 +81,7 @@ class Backend:
 
 def world_size(args: argparse.Namespace) -> tuple[int, int, int]:
     """Customers, orders and tickets of the throughput worlds (orders leave enough unused lines for creates)."""
-    return (5000, 20000, 5000) if args.quick else (20000, 60000, 20000)
+    return (5000, 20000, 5000) if args.quick else (10000, 30000, 10000)
 
 
 async def throughput(args: argparse.Namespace, postgres: str | None, result: dict[str, Any]) -> None:
@@ -172,7 +172,7 @@ def parse() -> argparse.Namespace:
     parser.add_argument("--quick", action="store_true", help="One short round of everything (about 2 minutes).")
     parser.add_argument("--rounds", type=int, help="Rounds of the scenarios; figures are medians (default 3).")
     parser.add_argument("--connections", type=int, default=16, help="Concurrent keep-alive connections.")
-    parser.add_argument("--duration", type=float, help="Measured seconds per scenario (default 4).")
+    parser.add_argument("--duration", type=float, help="Measured seconds per scenario (default 3).")
     parser.add_argument("--warmup", type=float, help="Unmeasured seconds before each scenario (default 1).")
     parser.add_argument("--sizes", type=int, nargs="+", help="Tickets per scale world (default 1k 100k 1M).")
     parser.add_argument("--leak-seconds", type=float, help="Full-load seconds of the memory check (default 60).")
@@ -183,7 +183,7 @@ def parse() -> argparse.Namespace:
     quick = args.quick
     defaults = {
         "rounds": 1 if quick else 3,
-        "duration": 2.0 if quick else 4.0,
+        "duration": 2.0 if quick else 3.0,
         "warmup": 0.5 if quick else 1.0,
         "sizes": [1000] if quick else [1000, 100_000, 1_000_000],
         "leak_seconds": 15.0 if quick else 60.0,

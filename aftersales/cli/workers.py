@@ -85,7 +85,7 @@ def supervise(sock: socket.socket, argv: list[str], count: int, announce: Callab
     try:
         if not wait_ready(workers, stopping):
             # A worker that could not start printed its own one-line reason; the others are stopped below.
-            return 0 if stopping.is_set() else 1
+            return 0 if stopping.is_set() else 2
         announce()
         while not stopping.wait(0.5):
             for index, worker in enumerate(workers):
@@ -94,7 +94,7 @@ def supervise(sock: socket.socket, argv: list[str], count: int, announce: Callab
                 log.warning("worker %s exited with status %s; starting another", worker.process.pid, worker.reap())
                 workers[index] = spawn(sock, argv)
                 if not wait_ready([workers[index]], stopping):
-                    return 0 if stopping.is_set() else 1
+                    return 0 if stopping.is_set() else 2
         return 0
     finally:
         # Closing our copy first means that once the workers close theirs no connection waits in a dead backlog.
