@@ -117,14 +117,12 @@ async def throughput(args: argparse.Namespace, postgres: str | None, result: dic
             floor_rows.append(floor_row)
             for backend in backends.values():
                 await backend.round(floor_row["rps"], args)
-            scaling["floor x1"].append(floor_row)
-            scaling["query x1"].append(sqlite.rows["query_ticket"][-1])
-            scaling["floor x2"].append(
-                await measure(floor2, None, "floor (no-op tool)", sqlite.operations["query_ticket"], args)
-            )
-            scaling["query x2"].append(
-                await measure(two, sqlite.token, "query_ticket", sqlite.operations["query_ticket"], args)
-            )
+            # One worker then two, back to back, so the machine's other load changes as little as possible between.
+            query = sqlite.operations["query_ticket"]
+            for name, server, token in (("floor x1", floor, None), ("floor x2", floor2, None)):
+                scaling[name].append(await measure(server, token, "floor (no-op tool)", query, args))
+            for name, server, token in (("query x1", sqlite.server, sqlite.token), ("query x2", two, sqlite.token)):
+                scaling[name].append(await measure(server, token, "query_ticket", query, args))
         result["throughput"] = {"floor": median_row(floor_rows), **sqlite.summary(args.connections)}
         if "postgresql" in backends:
             result["postgresql"] = {"floor": median_row(floor_rows), **backends["postgresql"].summary(args.connections)}
