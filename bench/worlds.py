@@ -5,8 +5,8 @@ PostgreSQL; reset the same; a world from a 100,000-ticket generated database, on
 PostgreSQL is AFTERSALES_BENCH_POSTGRES_URL (a role with CREATEDB), or a throwaway server like the tests'.
 
 The results carry a `worlds` object, `{backend: {"fork_ms_p50", "reset_ms_p50", "large_create_ms_p50"}}` with
-the project's one percentile (nearest rank, domain.calls.percentile): the shape `make bench` folds into
-results/latest.json (`worlds_summary`).
+the project's one percentile (nearest rank, domain.calls.percentile). `make bench` measures the fork and reset part
+(`fork_and_reset_p50`) into results/latest.json's `worlds`, in the same shape without the large create.
 """
 
 import argparse
