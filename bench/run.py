@@ -75,6 +75,8 @@ class Backend:
                 "rps_at_connections": median_row(loaded)["rps"],
                 "rps_at_1": median_row(single)["rps"],
                 "ratio": median([many["rps"] / one["rps"] for many, one in zip(loaded, single, strict=True)]),
+                # Cores the server used at 16 connections: near its ceiling, creates wait for CPU, not for a lock.
+                "server_cpu_share_at_connections": median_row(loaded)["server_cpu_share"],
             },
         }
 
