@@ -35,10 +35,11 @@ $(VENV)/.installed-bench: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[dev,bench]"
 	touch $@ $(VENV)/.installed $(VENV)/.installed-dev
 
-# Throughput against the SDK floor, then query cost at 1k, 100k and 1M tickets (worlds cached in var/bench).
+# Every figure of issue #16 beside the SDK floor, medians of 3 rounds, SQLite and a throwaway PostgreSQL, workers,
+# wrk, memory, worlds, scale, the 40 x 4 eval: about 10 minutes. BENCH_ARGS=--quick: one short round, about 3.
+# Writes bench/results/latest.json and prints the README's markdown tables.
 bench: $(VENV)/.installed-bench
 	$(BIN)/python -m bench.run $(BENCH_ARGS)
-	$(BIN)/python -m bench.eval
 
 # 40 tasks x 4 trials of the scripted agent with --parallel 8: under 2 minutes, pass^4 = 1 (bench/results/eval.json).
 bench-eval: $(VENV)/.installed-dev

@@ -33,6 +33,7 @@ class Settings(BaseSettings):
     host: str = "127.0.0.1"
     port: int = 8000
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    workers: int = Field(default=1, ge=1, description="Server processes `serve` runs on its one port.")
     worker_threads: int = Field(default=4, ge=1, description="Threads that run tool calls (and their database work).")
     db_pool_size: int = Field(default=10, ge=1, description="Connections kept open per process.")
     db_max_overflow: int = Field(default=10, ge=0, description="Extra connections allowed under burst.")

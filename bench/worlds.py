@@ -5,8 +5,8 @@ PostgreSQL; reset the same; a world from a 100,000-ticket generated database, on
 PostgreSQL is AFTERSALES_BENCH_POSTGRES_URL (a role with CREATEDB), or a throwaway server like the tests'.
 
 The results carry a `worlds` object, `{backend: {"fork_ms_p50", "reset_ms_p50", "large_create_ms_p50"}}` with
-the project's one percentile (nearest rank, domain.calls.percentile): the shape `make bench` folds into
-results/latest.json (`worlds_summary`).
+the project's one percentile (nearest rank, domain.calls.percentile). `make bench` measures the fork and reset part
+(`fork_and_reset_p50`) into results/latest.json's `worlds`, in the same shape without the large create.
 """
 
 import argparse
@@ -73,10 +73,11 @@ def worlds_summary(backends: dict[str, dict[str, Any]]) -> dict[str, dict[str, f
 
 
 @contextmanager
-def postgres_server() -> Iterator[str]:
+def postgres_server(enabled: bool = True) -> Iterator[str | None]:
+    """AFTERSALES_BENCH_POSTGRES_URL, or a throwaway server started the way the tests start theirs (None: off)."""
     configured = os.environ.get("AFTERSALES_BENCH_POSTGRES_URL")
-    if configured:
-        yield configured
+    if configured or not enabled:
+        yield configured if enabled else None
         return
     from tests.support import postgres
 
@@ -141,16 +142,31 @@ def generated(backend: str, tickets: int, server: str | None) -> str:
     return url if backend == "postgresql" else url.removeprefix("sqlite:///")
 
 
+def fork_and_reset(worlds: Worlds, repeat: int) -> tuple[list[float], list[float]]:
+    """Milliseconds of `repeat` forks of a baseline world, and of `repeat` resets of one fork."""
+    base = worlds.create(at=AT)
+    fork = timed(lambda: worlds.fork(base.id), repeat, lambda world: worlds.drop(world.id))
+    target = worlds.fork(base.id)
+    return fork, timed(lambda: worlds.reset(target.id), repeat)
+
+
+def fork_and_reset_p50(backend: str, repeat: int, server: str | None) -> dict[str, float]:
+    """`{"fork_ms_p50", "reset_ms_p50"}` on one backend: the part of this bench `make bench` runs."""
+    with (
+        tempfile.TemporaryDirectory(prefix="aftersales-bench-worlds-") as folder,
+        control(backend, Path(folder), server) as worlds,
+    ):
+        fork, reset = fork_and_reset(worlds, repeat)
+    return {"fork_ms_p50": summary(fork)["p50_ms"], "reset_ms_p50": summary(reset)["p50_ms"], "runs": repeat}
+
+
 def measure(backend: str, args: argparse.Namespace, server: str | None) -> dict[str, Any]:
     with (
         tempfile.TemporaryDirectory(prefix="aftersales-bench-worlds-") as folder,
         control(backend, Path(folder), server) as worlds,
     ):
-        base = worlds.create(at=AT)
         drop = lambda world: worlds.drop(world.id)  # noqa: E731
-        fork = timed(lambda: worlds.fork(base.id), args.repeat, drop)
-        target = worlds.fork(base.id)
-        reset = timed(lambda: worlds.reset(target.id), args.repeat)
+        fork, reset = fork_and_reset(worlds, args.repeat)
         source = generated(backend, args.tickets, server)
         started = time.perf_counter()
         first = worlds.create(source=source, at=AT)
@@ -202,6 +218,7 @@ def main() -> int:
         result["backends"]["sqlite"] = measure("sqlite", args, None)
     if args.only in (None, "postgresql"):
         with postgres_server() as server:
+            assert server is not None
             print("postgresql ...", flush=True)
             result["backends"]["postgresql"] = measure("postgresql", args, server)
     result["worlds"] = worlds_summary(result["backends"])

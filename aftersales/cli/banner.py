@@ -32,6 +32,7 @@ def mcp_url(host: str, port: int) -> str:
     return f"http://[{host}]:{port}/mcp" if ":" in host else f"http://{host}:{port}/mcp"
 
 
-def announcement(url: str) -> str:
-    """The line that says the server answers now."""
-    return f"aftersales: serving MCP at {url}  (health: /healthz, readiness: /readyz, metrics: /metrics)\n"
+def announcement(url: str, workers: int = 1) -> str:
+    """The line that says the server answers now (and how many processes do, when more than one)."""
+    processes = f" with {workers} worker processes" if workers > 1 else ""
+    return f"aftersales: serving MCP at {url}{processes}  (health: /healthz, readiness: /readyz, metrics: /metrics)\n"

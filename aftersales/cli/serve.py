@@ -13,10 +13,11 @@ from datetime import timedelta
 from types import FrameType
 
 import uvicorn
+from starlette.applications import Starlette
 
 from aftersales.app import App
 from aftersales.bootstrap import prepare
-from aftersales.cli import Commands
+from aftersales.cli import Commands, workers
 from aftersales.cli.banner import CLIENT_SNIPPET, announcement, mcp_url
 from aftersales.cli.console import location, say
 from aftersales.cli.failures import StartupError, bind_problem
@@ -38,19 +39,33 @@ def add(commands: Commands) -> None:
     serve.add_argument("--host", help="Interface to bind (default 127.0.0.1, or AFTERSALES_HOST).")
     serve.add_argument("--port", type=int, help="Port (default 8000, or AFTERSALES_PORT; 0 picks a free one).")
     serve.add_argument("--stdio", action="store_true", help="Serve one local client over stdin/stdout instead.")
+    serve.add_argument(
+        "--workers", type=int, help="Server processes sharing the port (default 1, or AFTERSALES_WORKERS)."
+    )
+    # Internal: how a worker of `serve --workers N` finds the socket its parent bound and its line to the parent.
+    serve.add_argument("--worker-fds", help=argparse.SUPPRESS)
     serve.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     """Serve until the client goes away or a signal stops us; the audit is flushed however serving ends."""
-    updates = {k: v for k, v in (("host", args.host), ("port", args.port)) if v is not None}
-    settings = settings.model_copy(update=updates)
+    chosen = (("host", args.host), ("port", args.port), ("workers", args.workers))
+    settings = settings.model_copy(update={k: v for k, v in chosen if v is not None})
+    if settings.workers < 1:
+        raise StartupError(f"--workers {settings.workers} is not accepted: run at least 1 server process.")
+    if args.stdio and settings.workers > 1:
+        raise StartupError(
+            f"--workers {settings.workers} cannot serve --stdio: a stdio client talks to one process. Drop --workers "
+            "(or set AFTERSALES_WORKERS=1), or serve over HTTP."
+        )
     logging.basicConfig(
         level=settings.log_level, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s %(message)s"
     )
     app = App(settings)
     with _sigterm_exits():
         try:
+            if args.worker_fds:
+                return serve_worker(app, args.worker_fds)
             return serve_stdio(app) if args.stdio else serve_http(app)
         finally:
             app.close()
@@ -81,19 +96,44 @@ def serve_http(app: App) -> int:
     sock = listen(settings.host, settings.port)
     try:
         _prepare(app)
-        url = mcp_url(settings.host, sock.getsockname()[1])
+        port = sock.getsockname()[1]
+        url = mcp_url(settings.host, port)
 
         def announce() -> None:
-            say(announcement(url))
+            say(announcement(url, settings.workers))
             if settings.env == "development":
                 token = tokens.issue(keys, "support-bot", list(ALL_SCOPES), timedelta(days=30), now())
                 say(CLIENT_SNIPPET.format(url=url, token=token))
 
-        config = uvicorn.Config(web, log_level=settings.log_level.lower(), timeout_graceful_shutdown=20)
-        serving.Server(config, announce).run(sockets=[sock])
+        if settings.workers > 1:
+            app.close()  # the parent only supervises: its connections and audit writer are not needed any more
+            options = ["--host", settings.host, "--port", str(port), "--workers", str(settings.workers)]
+            return workers.supervise(sock, options, settings.workers, announce)
+        serving.Server(uvicorn_config(web, settings), announce).run(sockets=[sock])
     finally:
         sock.close()
     return 0
+
+
+def serve_worker(app: App, fds: str) -> int:
+    """One of `serve --workers N`'s processes: the parent bound the port and prepared the database already."""
+    sock, line = workers.worker_sockets(fds)
+    workers.watch_parent(line)
+    web = create_web_app(app)
+
+    def ready() -> None:
+        line.send(workers.READY)
+
+    try:
+        serving.Server(uvicorn_config(web, app.settings), ready).run(sockets=[sock])
+    finally:
+        sock.close()
+    return 0
+
+
+def uvicorn_config(web: Starlette, settings: Settings) -> uvicorn.Config:
+    """uvicorn's settings for one server process."""
+    return uvicorn.Config(web, log_level=settings.log_level.lower(), timeout_graceful_shutdown=20)
 
 
 def listen(host: str, port: int) -> socket.socket:

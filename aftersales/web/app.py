@@ -1,6 +1,7 @@
 """Starlette app serving /mcp (Streamable HTTP), /healthz, /readyz, /metrics and, when enabled, /admin/worlds."""
 
 import logging
+import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -71,10 +72,12 @@ def create_web_app(app: App, server: MCPServer | None = None) -> Starlette:
         security_settings=transport_security(settings),
         session_idle_timeout=settings.session_idle_timeout.total_seconds(),
         per_caller=settings.sessions_per_caller,
+        processes=settings.workers,
     )
 
     async def healthz(_: Request) -> JSONResponse:
-        return JSONResponse({"status": "ok"})
+        # The pid tells which process answered when `serve --workers N` runs several on one port.
+        return JSONResponse({"status": "ok", "pid": os.getpid()})
 
     async def readyz(_: Request) -> JSONResponse:
         # The probe touches the database, so it runs on a worker thread, not the event loop.

@@ -43,16 +43,35 @@ class TooManySessions(Exception):
         return Response(body.model_dump_json(by_alias=True), status_code=429, media_type="application/json")
 
 
-class CallerSessionManager(StreamableHTTPSessionManager):
-    """StreamableHTTPSessionManager with at most `per_caller` sessions for each caller."""
+def sessions_need_one_process(processes: int) -> Response:
+    """HTTP 400 for a 2025-11-25 session opened on a server of several processes, with the way out."""
+    message = (
+        f"This server runs {processes} worker processes on one port, and a protocol 2025-11-25 session lives in the "
+        "memory of one of them: the client's next connection may reach another process, which does not know the "
+        "session. Connect with protocol 2026-07-28, whose requests are self-contained, or ask the operator to serve "
+        "2025-11-25 clients with one process (--workers 1, AFTERSALES_WORKERS=1)."
+    )
+    body = JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(code=INVALID_REQUEST, message=message))
+    return Response(body.model_dump_json(by_alias=True), status_code=400, media_type="application/json")
 
-    def __init__(self, app: Server[Any], *, per_caller: int, **options: Any) -> None:
+
+class CallerSessionManager(StreamableHTTPSessionManager):
+    """StreamableHTTPSessionManager with at most `per_caller` sessions for each caller.
+
+    With `processes` > 1 (`serve --workers N`) it opens no session at all: connections are spread over processes
+    by the kernel, so a session's later requests would miss it (measured: every 2025-11-25 client failed).
+    """
+
+    def __init__(self, app: Server[Any], *, per_caller: int, processes: int = 1, **options: Any) -> None:
         super().__init__(app, **options)
         if per_caller < 1:
             raise ValueError("per_caller must be at least 1")
-        self.per_caller = per_caller
+        self.per_caller, self.processes = per_caller, processes
 
     async def _handle_stateful_request(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.processes > 1 and not any(name == b"mcp-session-id" for name, _ in scope["headers"]):
+            await sessions_need_one_process(self.processes)(scope, receive, send)
+            return
         try:
             await super()._handle_stateful_request(scope, receive, send)
         except TooManySessions as refusal:  # raised by _admit_session, before anything was sent

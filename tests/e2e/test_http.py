@@ -1,6 +1,7 @@
 """Over real HTTP: uvicorn on a free loopback port, the SDK client on both revisions, and the probes."""
 
 import json
+import os
 
 import httpx
 import pytest
@@ -35,7 +36,7 @@ async def test_a_client_over_http_lists_the_tool_and_reads_a_seeded_ticket(http_
 
 async def test_health_and_readiness_probes_answer_200_on_a_migrated_database(http_url):
     async with httpx.AsyncClient() as http:
-        assert (await http.get(f"{http_url}/healthz")).json() == {"status": "ok"}
+        assert (await http.get(f"{http_url}/healthz")).json() == {"status": "ok", "pid": os.getpid()}
         ready = await http.get(f"{http_url}/readyz")
     assert ready.status_code == 200 and ready.json()["status"] == "ready"
 

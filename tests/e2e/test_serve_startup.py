@@ -48,6 +48,20 @@ def test_a_busy_port_fails_in_one_line_before_the_banner_and_before_migrating(tm
     assert f"port {port} on 127.0.0.1 is already in use" in line and "AFTERSALES_PORT" in line
 
 
+def test_a_busy_port_with_two_workers_fails_in_one_line_before_any_worker_starts(tmp_path):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        line = failure(tmp_path, "--port", str(port), "--workers", "2")
+    assert f"port {port} on 127.0.0.1 is already in use" in line
+
+
+def test_stdio_with_two_workers_is_refused_in_one_line(tmp_path):
+    line = failure(tmp_path, "--stdio", AFTERSALES_WORKERS="2")
+    assert "--workers 2 cannot serve --stdio" in line and "AFTERSALES_WORKERS=1" in line
+
+
 def test_a_host_that_is_not_this_machine_fails_in_one_line_before_migrating(tmp_path):
     # 192.0.2.1 is reserved for documentation: never an address of this machine.
     line = failure(tmp_path, AFTERSALES_HOST="192.0.2.1", AFTERSALES_ALLOWED_HOSTS="shop.example")

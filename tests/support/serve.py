@@ -38,6 +38,7 @@ class ServeProcess:
     keys: list[str] = field(default_factory=lambda: [new_key()])
     state_keys: str = field(default_factory=new_key)
     settings: dict[str, str] = field(default_factory=dict)  # more AFTERSALES_* variables for this process
+    options: list[str] = field(default_factory=list)  # more `serve` options, such as ["--workers", "2"]
     process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -62,7 +63,7 @@ class ServeProcess:
         }
         with self.log.open("ab") as log:
             self.process = subprocess.Popen(
-                [*SERVE, "--port", str(self.port)], env=env, stdout=subprocess.DEVNULL, stderr=log
+                [*SERVE, "--port", str(self.port), *self.options], env=env, stdout=subprocess.DEVNULL, stderr=log
             )
         deadline = time.monotonic() + START_TIMEOUT
         while time.monotonic() < deadline:
@@ -75,6 +76,19 @@ class ServeProcess:
                 pass
             time.sleep(0.05)
         raise RuntimeError(f"aftersales serve did not become ready in {START_TIMEOUT} seconds")
+
+    def children(self) -> set[int]:
+        """The pids of the processes this server started (its workers under `--workers N`)."""
+        assert self.process is not None
+        found = set()
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+            except OSError:  # a process that ended while we looked
+                continue
+            if int(fields[1]) == self.process.pid:
+                found.add(int(stat.parent.name))
+        return found
 
     def token(self, caller: str = "support-bot") -> str:
         """A bearer token for `caller` with every scope, signed with this server's keys."""

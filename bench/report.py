@@ -1,0 +1,143 @@
+"""The targets of issue #16 judged on one run's figures, printed as tables and as markdown for the README."""
+
+from typing import Any
+
+from bench import eval as evaluation
+from bench.worlds import TARGETS as WORLD_TARGETS
+
+RATIOS = {"query_ticket": 0.75, "estimate_refund": 0.6, "create_ticket": 0.4}
+TWO_ROUND = 2.5
+WORKERS = 1.6
+CONCURRENT_CREATES = 1.5  # creates on distinct lines at 16 connections / at 1: a single lock keeps this near 1
+SCALE = 1.2
+
+
+def _target(name: str, figure: float, limit: float, at_least: bool) -> dict[str, Any]:
+    holds = figure >= limit if at_least else figure <= limit
+    return {"target": name, "figure": figure, "limit": f"{'>=' if at_least else '<='} {limit}", "holds": holds}
+
+
+def targets(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each target with the figure this run measured and whether it holds."""
+    found = []
+    for backend, key in (("SQLite", "throughput"), ("PostgreSQL", "postgresql")):
+        section = result.get(key)
+        if not section:
+            continue
+        rows = {row["scenario"]: row for row in section["scenarios"]}
+        for name, limit in RATIOS.items():
+            if backend == "SQLite" or name == "create_ticket":
+                found.append(
+                    _target(f"{backend}: {name} / floor throughput", rows[name]["ratio_to_floor"], limit, True)
+                )
+        found.append(
+            _target(
+                f"{backend}: two-round create / query p50, one connection",
+                section["two_round_to_query_p50"],
+                TWO_ROUND,
+                False,
+            )
+        )
+        if backend == "PostgreSQL":
+            ratio = section["concurrent_creates"]["ratio"]
+            found.append(
+                _target(
+                    "PostgreSQL: creates at 16 connections / at 1 (not serialised)", ratio, CONCURRENT_CREATES, True
+                )
+            )
+    if "workers_scaling" in result:
+        found.append(_target("2 workers / 1 worker query throughput", result["workers_scaling"], WORKERS, True))
+    if "memory" in result:
+        leak = result["memory"]["leak_check"]
+        found.append(
+            _target(
+                f"RSS growth over {leak['seconds']:.0f} s at full load", leak["growth"], leak["growth_limit"], False
+            )
+        )
+    if result.get("scale"):
+        last = result["scale"][-1]
+        found.append(
+            _target(
+                f"query p50 at {last['tickets']:,} / at {result['scale'][0]['tickets']:,} tickets",
+                last["query_p50_ratio"],
+                SCALE,
+                False,
+            )
+        )
+    for backend, figures in result.get("worlds", {}).items():
+        for what in ("fork", "reset"):
+            found.append(
+                _target(
+                    f"worlds on {backend}: {what} p50 ms",
+                    figures[f"{what}_ms_p50"],
+                    WORLD_TARGETS[backend][what],
+                    False,
+                )
+            )
+    if "eval" in result:
+        run = result["eval"]
+        name = f"eval: {run['tasks']} tasks x {run['trials']} trials, seconds (pass^{run['trials']} {run['passed']})"
+        found.append({**_target(name, run["seconds"], run["target_seconds"], False), "holds": evaluation.holds(run)})
+    return found
+
+
+def markdown(result: dict[str, Any]) -> str:
+    """The README's tables: scenarios per backend, then every target with HOLDS or MISSES."""
+    lines = ["| backend | scenario | rps | p50 ms | p95 ms | × floor |", "| --- | --- | --- | --- | --- | --- |"]
+    for backend, key in (("SQLite", "throughput"), ("PostgreSQL", "postgresql")):
+        section = result.get(key)
+        if not section:
+            continue
+        floor = section["floor"]
+        lines.append(
+            f"| {backend} | floor (no-op tool) | {floor['rps']} | {floor['p50_ms']} | {floor['p95_ms']} | 1.0 |"
+        )
+        for row in section["scenarios"]:
+            lines.append(
+                f"| {backend} | `{row['scenario']}` | {row['rps']} | {row['p50_ms']} | {row['p95_ms']} | "
+                f"{row['ratio_to_floor']} |"
+            )
+    lines += ["", "| target | figure | needed | |", "| --- | --- | --- | --- |"]
+    for target in result["targets"]:
+        verdict = "HOLDS" if target["holds"] else "**MISSES**"
+        lines.append(f"| {target['target']} | {target['figure']} | {target['limit']} | {verdict} |")
+    return "\n".join(lines)
+
+
+def show(result: dict[str, Any]) -> None:
+    """Everything worth reading, then the markdown to paste into the README."""
+    print("\n=== aftersales benchmark ===")
+    print(f"machine: {result['machine']}; {result['settings']['rounds']} rounds, medians")
+    if "workers" in result:
+        workers = result["workers"]
+        print(
+            f"\nworkers: query x2 / x1 = {workers['workers_scaling']}; "
+            f"the floor the same way: {workers['floor_scaling']}"
+        )
+    if "wrk" in result:
+        print(f"wrk cross-check: {result['wrk']}")
+    if "memory" in result:
+        leak = result["memory"]["leak_check"]
+        print(f"memory: RSS {leak['rss_mb_after_warmup']} -> {leak['rss_mb_at_end']} MB ({leak['calls']} calls)")
+        for server, pids in result["memory"]["peak_rss_mb"].items():
+            print(f"  peak RSS {server}: {pids}")
+    for name, figures in result.get("worlds", {}).items():
+        print(f"worlds {name}: fork p50 {figures['fork_ms_p50']} ms, reset p50 {figures['reset_ms_p50']} ms")
+    for row in result.get("scale", []):
+        print(f"scale {row['tickets']:>9,} tickets: query p50 {row['query']['p50_ms']} ms ({row['query_p50_ratio']})")
+    print("\ntargets:")
+    for target in result["targets"]:
+        verdict = "HOLDS " if target["holds"] else "MISSES"
+        print(f"  {verdict} {target['target']}: {target['figure']} (needed {target['limit']})")
+    print("\nmarkdown for the README's Performance section:\n")
+    print(markdown(result))
+
+
+if __name__ == "__main__":
+    # `python -m bench.report [results.json]`: the README's tables again from a stored run, without measuring.
+    import json
+    import sys
+    from pathlib import Path
+
+    stored = Path(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).parent / "results" / "latest.json")
+    print(markdown(json.loads(stored.read_text())))
