@@ -14,6 +14,7 @@ from aftersales.domain.policy import holds_units
 from aftersales.domain.refunds import paid_minor
 from aftersales.domain.tickets import NewTicket, TimelineEntry
 from aftersales.storage.base import listed, table_of
+from aftersales.storage.driver import driver_rows, json_rows, moment
 from aftersales.storage.models import Ticket, TicketEvent, TicketSequence, open_ticket_condition
 
 
@@ -34,38 +35,39 @@ class TicketDetails(NamedTuple):
     name: str
 
 
-# The read path is the hottest in the service: its statements run on the driver directly, skipping SQLAlchemy's
-# per-statement compilation and result processing. {p} is the driver's parameter marker.
-DETAILS_SQL = (
-    "SELECT t.id, t.order_id, t.quantity, t.kind, t.status, t.refund_method, t.refund_total_minor, t.currency, "
-    "t.created_at, t.updated_at, l.sku, p.name FROM tickets t "
-    "JOIN order_lines l ON l.order_id = t.order_id AND l.line_no = t.line_no "
+# The read path is the hottest in the service: its statements run on the driver directly (storage.driver).
+# {p} is the driver's parameter marker.
+TICKET_COLUMNS = (
+    "t.id, t.order_id, t.quantity, t.kind, t.status, t.refund_method, t.refund_total_minor, t.currency, "
+    "t.created_at, t.updated_at, l.sku, p.name"
+)
+TICKET_JOINS = (
+    "FROM tickets t JOIN order_lines l ON l.order_id = t.order_id AND l.line_no = t.line_no "
     "JOIN products p ON p.sku = l.sku WHERE t.id = {p}"
 )
+DETAILS_SQL = f"SELECT {TICKET_COLUMNS} {TICKET_JOINS}"
 TIMELINE_SQL = (
     "SELECT occurred_at, type, actor, note, count(*) OVER () FROM ticket_events WHERE ticket_id = {p} "
     "ORDER BY occurred_at DESC, id DESC LIMIT {p}"
 )
+# A ticket with its newest events and their count in one statement (one snapshot, one round trip); the events come
+# as a JSON array, ordered in Python on SQLite, whose json_group_array takes no ORDER BY.
+_NEWEST = "FROM ticket_events WHERE ticket_id = t.id ORDER BY occurred_at DESC, id DESC LIMIT {p}) e"
+_EVENT = "e.occurred_at, e.type, e.actor, e.note, e.id"
+VIEW_SQL = {
+    "sqlite": f"SELECT {TICKET_COLUMNS}, (SELECT json_group_array(json_array({_EVENT})) FROM (SELECT * {_NEWEST}), "
+    f"(SELECT count(*) FROM ticket_events WHERE ticket_id = t.id) {TICKET_JOINS}",
+    "postgresql": f"SELECT {TICKET_COLUMNS}, (SELECT json_agg(json_build_array({_EVENT}) ORDER BY e.occurred_at, "
+    f"e.id) FROM (SELECT * {_NEWEST}), (SELECT count(*) FROM ticket_events WHERE ticket_id = t.id) {TICKET_JOINS}",
+}
 
 
-def driver_rows(session: Session, sql: str, params: tuple[Any, ...]) -> Sequence[Sequence[Any]]:
-    """Run a read on the unit of work's own connection and transaction, through the driver's cursor."""
-    connection = session.connection()
-    marker = "?" if connection.dialect.paramstyle == "qmark" else "%s"
-    driver = connection.connection.dbapi_connection
-    # Typed as optional because a pooled connection may be detached; a session's own is always checked out.
-    assert driver is not None
-    cursor = driver.cursor()
-    try:
-        cursor.execute(sql.format(p=marker), params)
-        return cursor.fetchall()
-    finally:
-        cursor.close()
+class TicketWithTimeline(NamedTuple):
+    """A ticket's fields, its newest events oldest first, and how many events its timeline holds."""
 
-
-def _moment(value: Any) -> datetime:
-    """SQLite hands back timestamps as text; PostgreSQL as datetimes."""
-    return datetime.fromisoformat(value) if isinstance(value, str) else value
+    details: TicketDetails
+    events: list[TimelineEntry]
+    total: int
 
 
 class TicketRepository:
@@ -80,12 +82,26 @@ class TicketRepository:
         if not rows:
             return None
         row = rows[0]
-        return TicketDetails._make((*row[:8], _moment(row[8]), _moment(row[9]), *row[10:]))
+        return TicketDetails._make((*row[:8], moment(row[8]), moment(row[9]), *row[10:]))
+
+    def view(self, ticket_id: str, limit: int) -> TicketWithTimeline | None:
+        """The ticket, its newest `limit` events oldest first and the timeline's length, in one statement."""
+        sql = VIEW_SQL[self.session.get_bind().dialect.name]
+        rows = driver_rows(self.session, sql, (limit, ticket_id))
+        if not rows:
+            return None
+        row = rows[0]
+        newest = sorted(json_rows(row[12]), key=lambda event: (moment(event[0]), event[4]))
+        return TicketWithTimeline(
+            TicketDetails._make((*row[:8], moment(row[8]), moment(row[9]), *row[10:12])),
+            [TimelineEntry(moment(at), kind, actor, note) for at, kind, actor, note, _ in newest],
+            int(row[13]),
+        )
 
     def timeline(self, ticket_id: str, limit: int) -> tuple[list[TimelineEntry], int]:
         """The newest `limit` events oldest first, and how many the timeline holds, in one query."""
         rows = driver_rows(self.session, TIMELINE_SQL, (ticket_id, limit))
-        events = [TimelineEntry(_moment(at), kind, actor, note) for at, kind, actor, note, _ in reversed(rows)]
+        events = [TimelineEntry(moment(at), kind, actor, note) for at, kind, actor, note, _ in reversed(rows)]
         return events, (rows[0][4] if rows else 0)
 
     def opened_since(self, customer_id: str, since: datetime) -> int:
@@ -253,7 +269,7 @@ class OrderRepository:
 def _line_facts(raw: Sequence[Any]) -> LineFactsRow:
     """A row of the line-facts statement with the types both drivers agree on."""
     row = list(raw)
-    row[3] = _moment(row[3]) if row[3] is not None else None
+    row[3] = moment(row[3]) if row[3] is not None else None
     if row[7] is not None:
         row[13], row[14] = bool(row[13]), bool(row[14])
     return LineFactsRow(*row)

@@ -6,6 +6,7 @@ from typing import Self
 from sqlalchemy.orm import Session, sessionmaker
 
 from aftersales.storage.database import WRITE
+from aftersales.storage.driver import ONE_STATEMENT
 from aftersales.storage.errors import database_errors, translate
 from aftersales.storage.handles import IdempotencyRepository, QuoteRepository
 from aftersales.storage.listings import ListingRepository
@@ -28,12 +29,18 @@ class UnitOfWork:
     tool_calls: ToolCallRepository
     listings: ListingRepository
 
-    def __init__(self, session_factory: sessionmaker[Session], write: bool = False) -> None:
+    def __init__(
+        self, session_factory: sessionmaker[Session], write: bool = False, one_statement: bool = False
+    ) -> None:
         self._session_factory = session_factory
         self._write = write
+        # A read that is one driver statement runs it outside any transaction (storage.driver); a second one raises.
+        self._one_statement = one_statement and not write
 
     def __enter__(self) -> Self:
         self.session = self._session_factory()
+        if self._one_statement:
+            self.session.info[ONE_STATEMENT] = "unused"
         if self._write:
             # On SQLite this begins with BEGIN IMMEDIATE (see storage.database); elsewhere it is a no-op hint.
             try:
