@@ -4,13 +4,14 @@ import json
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import CursorResult, Result, delete, select, update
+from sqlalchemy import CursorResult, Result, delete, insert, select, update
 from sqlalchemy.orm import Session
 
 from aftersales.domain.creation import KeyRecord
 from aftersales.domain.enums import ReasonCode
 from aftersales.domain.quotes import Quote
 from aftersales.domain.refunds import Breakdown
+from aftersales.storage.base import table_of
 from aftersales.storage.models import IdempotencyRecord
 from aftersales.storage.models import Quote as QuoteRow
 
@@ -22,25 +23,24 @@ class QuoteRepository:
         self.session = session
 
     def add(self, quote: Quote) -> None:
-        """Stage a new quote."""
+        """Insert a new quote (a Core statement: no ORM object to track on the write path)."""
         refund = quote.refund
-        self.session.add(
-            QuoteRow(
-                id=quote.id,
-                owner=quote.owner,
-                order_id=quote.order_id,
-                line_no=quote.line_no,
-                quantity=quote.quantity,
-                reason_code=quote.reason.value,
-                currency=quote.currency,
-                item_amount_minor=refund.item_amount_minor,
-                restocking_fee_minor=refund.restocking_fee_minor,
-                shipping_refund_minor=refund.shipping_refund_minor,
-                total_minor=refund.total_minor,
-                created_at=quote.created_at,
-                expires_at=quote.expires_at,
-            )
-        )
+        row = {
+            "id": quote.id,
+            "owner": quote.owner,
+            "order_id": quote.order_id,
+            "line_no": quote.line_no,
+            "quantity": quote.quantity,
+            "reason_code": quote.reason.value,
+            "currency": quote.currency,
+            "item_amount_minor": refund.item_amount_minor,
+            "restocking_fee_minor": refund.restocking_fee_minor,
+            "shipping_refund_minor": refund.shipping_refund_minor,
+            "total_minor": refund.total_minor,
+            "created_at": quote.created_at,
+            "expires_at": quote.expires_at,
+        }
+        self.session.execute(insert(table_of(QuoteRow)), row)
 
     def get_owned(self, quote_id: str, owner: str) -> Quote | None:
         """The quote if it exists and belongs to `owner`; someone else's reads as missing."""
@@ -85,18 +85,16 @@ class IdempotencyRepository:
     ) -> None:
         """Insert the key's record now, result still empty, so a concurrent call with the same key waits on (or
         fails) the unique constraint."""
-        self.session.add(
-            IdempotencyRecord(
-                caller=caller,
-                tool=tool,
-                key=key,
-                arguments=json.dumps(arguments, sort_keys=True),
-                result=None,
-                created_at=now,
-                expires_at=until,
-            )
-        )
-        self.session.flush()
+        row = {
+            "caller": caller,
+            "tool": tool,
+            "key": key,
+            "arguments": json.dumps(arguments, sort_keys=True),
+            "result": None,
+            "created_at": now,
+            "expires_at": until,
+        }
+        self.session.execute(insert(table_of(IdempotencyRecord)), row)
 
     def complete(self, caller: str, tool: str, key: str, result: str, ticket_id: str | None) -> None:
         """Store the result of the key's first call, with the ticket it created."""

@@ -4,7 +4,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from sqlalchemy import column, func, select, table, update
+from sqlalchemy import column, func, insert, select, table, update
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
@@ -126,31 +126,29 @@ class TicketRepository:
         return int(self.session.execute(statement).scalar_one())
 
     def add(self, ticket: NewTicket, events: list[TimelineEntry]) -> None:
-        """Stage a new ticket and its first events."""
+        """Insert a new ticket and its first events (Core statements: no ORM objects to track on the write path)."""
         refund = ticket.refund
-        self.session.add(
-            Ticket(
-                id=ticket.id,
-                order_id=ticket.order_id,
-                line_no=ticket.line_no,
-                customer_id=ticket.customer_id,
-                quantity=ticket.quantity,
-                kind=ticket.kind.value,
-                reason_code=ticket.reason.value,
-                description=ticket.description,
-                refund_method=ticket.refund_method.value if ticket.refund_method else None,
-                currency=ticket.currency,
-                item_amount_minor=refund.item_amount_minor,
-                restocking_fee_minor=refund.restocking_fee_minor,
-                shipping_refund_minor=refund.shipping_refund_minor,
-                refund_total_minor=refund.total_minor,
-                status=ticket.status.value,
-                created_by=ticket.created_by,
-                created_at=ticket.created_at,
-                updated_at=ticket.created_at,
-            )
-        )
-        self.session.flush()  # the ticket row must exist before its events reference it
+        row = {
+            "id": ticket.id,
+            "order_id": ticket.order_id,
+            "line_no": ticket.line_no,
+            "customer_id": ticket.customer_id,
+            "quantity": ticket.quantity,
+            "kind": ticket.kind.value,
+            "reason_code": ticket.reason.value,
+            "description": ticket.description,
+            "refund_method": ticket.refund_method.value if ticket.refund_method else None,
+            "currency": ticket.currency,
+            "item_amount_minor": refund.item_amount_minor,
+            "restocking_fee_minor": refund.restocking_fee_minor,
+            "shipping_refund_minor": refund.shipping_refund_minor,
+            "refund_total_minor": refund.total_minor,
+            "status": ticket.status.value,
+            "created_by": ticket.created_by,
+            "created_at": ticket.created_at,
+            "updated_at": ticket.created_at,
+        }
+        self.session.execute(insert(table_of(Ticket)), row)  # before its events, which reference it
         self.record(ticket.id, events)
 
     def move(self, ticket_id: str, current: TicketStatus, new: TicketStatus, at: datetime) -> bool:
@@ -168,12 +166,13 @@ class TicketRepository:
         return changed.first() is not None
 
     def record(self, ticket_id: str, events: list[TimelineEntry]) -> None:
-        """Add events to a ticket's timeline."""
-        self.session.add_all(
-            TicketEvent(ticket_id=ticket_id, occurred_at=e.occurred_at, type=e.type, actor=e.actor, note=e.note)
+        """Add events to a ticket's timeline, in their order (one executemany)."""
+        rows = [
+            {"ticket_id": ticket_id, "occurred_at": e.occurred_at, "type": e.type, "actor": e.actor, "note": e.note}
             for e in events
-        )
-        self.session.flush()
+        ]
+        if rows:
+            self.session.execute(insert(table_of(TicketEvent)), rows)
 
 
 class LineFactsRow(NamedTuple):
