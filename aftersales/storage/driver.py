@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
 from aftersales.storage.errors import database_errors
@@ -40,6 +41,7 @@ def _alone(session: Session, sql: str, params: tuple[Any, ...]) -> Sequence[Sequ
         )
     session.info[ONE_STATEMENT] = "used"
     engine = session.get_bind()
+    assert isinstance(engine, Engine)  # sessions here are bound to engines
     marker = "?" if engine.dialect.paramstyle == "qmark" else "%s"
     with database_errors():
         pooled = engine.raw_connection()
@@ -53,7 +55,8 @@ def _fetch(driver: Any, sql: str, params: tuple[Any, ...]) -> Sequence[Sequence[
     cursor = driver.cursor()
     try:
         cursor.execute(sql, params)
-        return cursor.fetchall()
+        rows: Sequence[Sequence[Any]] = cursor.fetchall()
+        return rows
     finally:
         cursor.close()
 

@@ -4,7 +4,7 @@ import json
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import CursorResult, Result, delete, insert, select, update
+from sqlalchemy import CursorResult, Result, bindparam, delete, insert, select, update
 from sqlalchemy.orm import Session
 
 from aftersales.domain.creation import KeyRecord
@@ -66,6 +66,19 @@ class QuoteRepository:
         return deleted(self.session.execute(delete(QuoteRow).where(QuoteRow.expires_at < cutoff)))
 
 
+_records = table_of(IdempotencyRecord)
+# The create path's statements, built once over the table with bound parameters: building a statement and running
+# it through the ORM's execution cost more than the database's own work on every create.
+_KEY = (
+    _records.c.caller == bindparam("of_caller"),
+    _records.c.tool == bindparam("of_tool"),
+    _records.c.key == bindparam("of_key"),
+)
+FIND_KEY = select(_records.c.arguments, _records.c.result).where(*_KEY, _records.c.expires_at > bindparam("now"))
+COMPLETE_KEY = update(_records).where(*_KEY).values(result=bindparam("outcome"), ticket_id=bindparam("ticket"))
+DROP_EXPIRED_KEY = delete(_records).where(*_KEY, _records.c.expires_at <= bindparam("now"))
+
+
 class IdempotencyRepository:
     """Idempotency records, unique per (caller, tool, key)."""
 
@@ -74,10 +87,7 @@ class IdempotencyRepository:
 
     def find(self, caller: str, tool: str, key: str, now: datetime) -> KeyRecord | None:
         """The live record for this key, if any (expired ones are treated as absent)."""
-        query = select(IdempotencyRecord.arguments, IdempotencyRecord.result).where(
-            *self._key(caller, tool, key), IdempotencyRecord.expires_at > now
-        )
-        row = self.session.execute(query).first()
+        row = self.session.execute(FIND_KEY, {"of_caller": caller, "of_tool": tool, "of_key": key, "now": now}).first()
         return None if row is None else KeyRecord(arguments=json.loads(row.arguments), result=row.result)
 
     def claim(
@@ -98,26 +108,16 @@ class IdempotencyRepository:
 
     def complete(self, caller: str, tool: str, key: str, result: str, ticket_id: str | None) -> None:
         """Store the result of the key's first call, with the ticket it created."""
-        self.session.execute(
-            update(IdempotencyRecord)
-            .where(*self._key(caller, tool, key))
-            .values(result=result, ticket_id=ticket_id)
-            .execution_options(synchronize_session=False)
-        )
+        keyed = {"of_caller": caller, "of_tool": tool, "of_key": key}
+        self.session.execute(COMPLETE_KEY, {**keyed, "outcome": result, "ticket": ticket_id})
 
     def drop_expired(self, caller: str, tool: str, key: str, now: datetime) -> None:
         """Delete this key's record if it has expired (through the unique index), freeing the key."""
-        self.session.execute(
-            delete(IdempotencyRecord).where(*self._key(caller, tool, key), IdempotencyRecord.expires_at <= now)
-        )
+        self.session.execute(DROP_EXPIRED_KEY, {"of_caller": caller, "of_tool": tool, "of_key": key, "now": now})
 
     def purge_expired(self, now: datetime) -> int:
         """Delete expired records; a key is free again once its record has expired."""
         return deleted(self.session.execute(delete(IdempotencyRecord).where(IdempotencyRecord.expires_at <= now)))
-
-    @staticmethod
-    def _key(caller: str, tool: str, key: str) -> tuple[Any, ...]:
-        return (IdempotencyRecord.caller == caller, IdempotencyRecord.tool == tool, IdempotencyRecord.key == key)
 
 
 def deleted(result: Result[Any]) -> int:

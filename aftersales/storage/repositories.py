@@ -4,7 +4,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from sqlalchemy import column, func, insert, select, table, update
+from sqlalchemy import bindparam, column, func, insert, select, table, update
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
@@ -62,6 +62,22 @@ VIEW_SQL = {
 }
 
 
+_tickets, _sequences = table_of(Ticket), table_of(TicketSequence)
+# Statements of the create path, built once (see storage.handles).
+OPENED_SINCE = (
+    select(func.count())
+    .select_from(_tickets)
+    .where(_tickets.c.customer_id == bindparam("customer"), _tickets.c.created_at >= bindparam("since"))
+)
+NEXT_NUMBER = {
+    name: upsert(_sequences)
+    .values(year=bindparam("year"), last_value=1)
+    .on_conflict_do_update(index_elements=["year"], set_={"last_value": _sequences.c.last_value + 1})
+    .returning(_sequences.c.last_value)
+    for name, upsert in (("postgresql", postgresql_insert), ("sqlite", sqlite_insert))
+}
+
+
 class TicketWithTimeline(NamedTuple):
     """A ticket's fields, its newest events oldest first, and how many events its timeline holds."""
 
@@ -106,24 +122,12 @@ class TicketRepository:
 
     def opened_since(self, customer_id: str, since: datetime) -> int:
         """How many tickets a customer opened since `since`."""
-        query = (
-            select(func.count())
-            .select_from(Ticket)
-            .where(Ticket.customer_id == customer_id, Ticket.created_at >= since)
-        )
-        return self.session.scalar(query) or 0
+        return self.session.scalar(OPENED_SINCE, {"customer": customer_id, "since": since}) or 0
 
     def next_number(self, year: int) -> int:
         """Take the next ticket sequence number of `year`, atomically (an upsert holds the row until commit)."""
-        sequences = table_of(TicketSequence)
-        insert = postgresql_insert if self.session.get_bind().dialect.name == "postgresql" else sqlite_insert
-        statement = (
-            insert(sequences)
-            .values(year=year, last_value=1)
-            .on_conflict_do_update(index_elements=["year"], set_={"last_value": sequences.c.last_value + 1})
-            .returning(sequences.c.last_value)
-        )
-        return int(self.session.execute(statement).scalar_one())
+        statement = NEXT_NUMBER[self.session.get_bind().dialect.name]
+        return int(self.session.execute(statement, {"year": year}).scalar_one())
 
     def add(self, ticket: NewTicket, events: list[TimelineEntry]) -> None:
         """Insert a new ticket and its first events (Core statements: no ORM objects to track on the write path)."""
