@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Engine
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
 from aftersales.storage.errors import database_errors
@@ -43,12 +44,18 @@ def _alone(session: Session, sql: str, params: tuple[Any, ...]) -> Sequence[Sequ
     engine = session.get_bind()
     assert isinstance(engine, Engine)  # sessions here are bound to engines
     marker = "?" if engine.dialect.paramstyle == "qmark" else "%s"
+    dbapi_error = engine.dialect.loaded_dbapi.Error
     with database_errors():
-        pooled = engine.raw_connection()
         try:
-            return _fetch(pooled, sql.format(p=marker), params)
-        finally:
-            pooled.close()  # back to the pool, which rolls back whatever the driver began
+            pooled = engine.raw_connection()
+            try:
+                return _fetch(pooled, sql.format(p=marker), params)
+            finally:
+                pooled.close()  # back to the pool, which rolls back whatever the driver began
+        except dbapi_error as error:
+            # A pooled connection raises the driver's own exceptions; in SQLAlchemy's, storage.errors translates them
+            # (an unreachable database becomes ServiceUnavailable, as on every other path).
+            raise DBAPIError.instance(sql, params, error, dbapi_error) from error
 
 
 def _fetch(driver: Any, sql: str, params: tuple[Any, ...]) -> Sequence[Sequence[Any]]:
