@@ -87,11 +87,12 @@ class App:
         """This process's tool-call counters."""
         return Metrics()
 
-    def uow(self, write: bool = False) -> UnitOfWork:
-        """A fresh unit of work on the current world's database; `write=True` for use cases that change data."""
+    def uow(self, write: bool = False, one_statement: bool = False) -> UnitOfWork:
+        """A fresh unit of work on the current world's database; `write=True` for use cases that change data,
+        `one_statement=True` for a read that is a single statement (it runs outside any transaction)."""
         world = context.current()
         factory = self.session_factory if world is None else self.worlds.engines.sessions(world.location)
-        return UnitOfWork(factory, write=write)
+        return UnitOfWork(factory, write=write, one_statement=one_statement)
 
     def close(self) -> None:
         """Write the queued audit records and release database connections."""

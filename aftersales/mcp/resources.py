@@ -65,7 +65,7 @@ def register(server: MCPServer, app: App) -> None:
                     "Ask the customer to read the number from their confirmation message, then read "
                     "aftersales://tickets/<number> again.",
                 )
-            return tickets.query_ticket(app.uow(), ticket_id).model_dump_json()
+            return tickets.query_ticket(app.uow(one_statement=True), ticket_id).model_dump_json()
         except AfterSalesError as error:
             raise protocol_error(error) from None
 

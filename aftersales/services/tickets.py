@@ -24,19 +24,18 @@ def query_ticket(uow: UnitOfWork, ticket_id: str) -> TicketView:
 
 
 def ticket_view(uow: UnitOfWork, ticket_id: str) -> TicketView:
-    """Build the view of a ticket (shared by query and create) from two indexed queries."""
-    ticket = uow.tickets.details(ticket_id)
-    if ticket is None:
+    """Build the view of a ticket (shared by query and create) from one statement."""
+    found = uow.tickets.view(ticket_id, TIMELINE_LIMIT)
+    if found is None:
         raise NotFound(
             f'No ticket numbered "{ticket_id}" exists.',
             "Ticket numbers are issued by after_sales_create_ticket and appear in the customer's confirmation.",
             "Check the number with the customer; if they have none, ask for the order number instead.",
         )
-    events, total = uow.tickets.timeline(ticket_id, TIMELINE_LIMIT)
     return TicketView(
-        **dict(ticket_summary(ticket)),
-        timeline=[EventView(at=iso(e.occurred_at), event=e.type, actor=e.actor, note=e.note) for e in events],
-        timeline_total=total,
+        **dict(ticket_summary(found.details)),
+        timeline=[EventView(at=iso(e.occurred_at), event=e.type, actor=e.actor, note=e.note) for e in found.events],
+        timeline_total=found.total,
     )
 
 

@@ -11,7 +11,6 @@ import logging
 import queue
 import re
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -148,7 +147,7 @@ class AuditLog:
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
         self._last_purge: datetime | None = None
-        self._flushing = threading.Event()
+        self._hurry = threading.Event()  # set by flush() and close(): write what is queued without waiting
         self._dropped = 0
 
     @property
@@ -165,22 +164,24 @@ class AuditLog:
     def flush(self, timeout: float = 30.0) -> None:
         """Wait until every queued record is written (tests, shutdown), at most `timeout` seconds."""
         if self._thread is not None:
-            self._flushing.set()
+            self._hurry.set()
             # Queue.join() has no timeout; waiting on its condition bounds a shutdown behind a stuck database.
             with self._queue.all_tasks_done:
                 self._queue.all_tasks_done.wait_for(lambda: not self._queue.unfinished_tasks, timeout)
-            self._flushing.clear()
+            self._hurry.clear()
 
     def close(self) -> None:
         """Write what is queued and stop the writer."""
         if self._thread is not None:
             self._queue.put(None)
+            self._hurry.set()
             self._thread.join(30)
             self._thread = None
 
     def _ensure_started(self) -> None:
         with self._lock:
             if self._thread is None or not self._thread.is_alive():
+                self._hurry.clear()  # a writer started again after close() batches again
                 self._thread = threading.Thread(target=self._run, name="aftersales-audit", daemon=True)
                 self._thread.start()
 
@@ -205,10 +206,14 @@ class AuditLog:
 
     def _gather(self) -> list[CallRecord | None]:
         first = self._queue.get()
-        batch, deadline = [first], time.monotonic() + BATCH_WINDOW
-        while first is not None and len(batch) < BATCH_SIZE and not self._flushing.is_set():
+        batch = [first]
+        if first is not None and self._queue.qsize() < BATCH_SIZE - 1:
+            # Sleep through the window instead of waiting on the queue: a record queued meanwhile wakes no thread,
+            # which under load would cost a thread switch (and a GIL hand-over) on every call.
+            self._hurry.wait(BATCH_WINDOW)
+        while first is not None and len(batch) < BATCH_SIZE:
             try:
-                entry = self._queue.get(timeout=max(0.0, deadline - time.monotonic()))
+                entry = self._queue.get_nowait()
             except queue.Empty:
                 break
             batch.append(entry)

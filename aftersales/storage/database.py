@@ -1,5 +1,7 @@
 """Engines and session factories; created on demand, never at import."""
 
+import threading
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +27,25 @@ def make_engine(url: str, statement_timeout_ms: int | None = None, wal: bool = T
 
 
 WRITE = "aftersales_write"
+WRITE_LOCK_TIMEOUT = 30.0  # seconds, as SQLite's own busy timeout below
+_write_locks: "weakref.WeakKeyDictionary[Engine, threading.RLock]" = weakref.WeakKeyDictionary()
+_write_locks_guard = threading.Lock()
+
+
+def write_lock(engine: Engine) -> "threading.RLock | None":
+    """The lock this process's SQLite writers queue on before BEGIN IMMEDIATE; None on PostgreSQL.
+
+    SQLite admits one writer; a second one waits in its busy handler, which sleeps 1, 2, 5, 10 ms and longer
+    between tries, so under load the write lock sat free while the next writer slept. Queued on a lock in the
+    process, the next writer starts the moment the last one is done (other processes still meet the busy handler).
+    """
+    if engine.dialect.name != "sqlite":
+        return None
+    with _write_locks_guard:
+        lock = _write_locks.get(engine)
+        if lock is None:
+            lock = _write_locks[engine] = threading.RLock()
+        return lock
 
 
 def _sqlite_pragmas(dbapi_connection: Any, record: Any) -> None:

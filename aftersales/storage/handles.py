@@ -4,13 +4,14 @@ import json
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import CursorResult, Result, delete, select, update
+from sqlalchemy import CursorResult, Result, bindparam, delete, insert, select, update
 from sqlalchemy.orm import Session
 
 from aftersales.domain.creation import KeyRecord
 from aftersales.domain.enums import ReasonCode
 from aftersales.domain.quotes import Quote
 from aftersales.domain.refunds import Breakdown
+from aftersales.storage.base import table_of
 from aftersales.storage.models import IdempotencyRecord
 from aftersales.storage.models import Quote as QuoteRow
 
@@ -22,25 +23,24 @@ class QuoteRepository:
         self.session = session
 
     def add(self, quote: Quote) -> None:
-        """Stage a new quote."""
+        """Insert a new quote (a Core statement: no ORM object to track on the write path)."""
         refund = quote.refund
-        self.session.add(
-            QuoteRow(
-                id=quote.id,
-                owner=quote.owner,
-                order_id=quote.order_id,
-                line_no=quote.line_no,
-                quantity=quote.quantity,
-                reason_code=quote.reason.value,
-                currency=quote.currency,
-                item_amount_minor=refund.item_amount_minor,
-                restocking_fee_minor=refund.restocking_fee_minor,
-                shipping_refund_minor=refund.shipping_refund_minor,
-                total_minor=refund.total_minor,
-                created_at=quote.created_at,
-                expires_at=quote.expires_at,
-            )
-        )
+        row = {
+            "id": quote.id,
+            "owner": quote.owner,
+            "order_id": quote.order_id,
+            "line_no": quote.line_no,
+            "quantity": quote.quantity,
+            "reason_code": quote.reason.value,
+            "currency": quote.currency,
+            "item_amount_minor": refund.item_amount_minor,
+            "restocking_fee_minor": refund.restocking_fee_minor,
+            "shipping_refund_minor": refund.shipping_refund_minor,
+            "total_minor": refund.total_minor,
+            "created_at": quote.created_at,
+            "expires_at": quote.expires_at,
+        }
+        self.session.execute(insert(table_of(QuoteRow)), row)
 
     def get_owned(self, quote_id: str, owner: str) -> Quote | None:
         """The quote if it exists and belongs to `owner`; someone else's reads as missing."""
@@ -66,6 +66,19 @@ class QuoteRepository:
         return deleted(self.session.execute(delete(QuoteRow).where(QuoteRow.expires_at < cutoff)))
 
 
+_records = table_of(IdempotencyRecord)
+# The create path's statements, built once over the table with bound parameters: building a statement and running
+# it through the ORM's execution cost more than the database's own work on every create.
+_KEY = (
+    _records.c.caller == bindparam("of_caller"),
+    _records.c.tool == bindparam("of_tool"),
+    _records.c.key == bindparam("of_key"),
+)
+FIND_KEY = select(_records.c.arguments, _records.c.result).where(*_KEY, _records.c.expires_at > bindparam("now"))
+COMPLETE_KEY = update(_records).where(*_KEY).values(result=bindparam("outcome"), ticket_id=bindparam("ticket"))
+DROP_EXPIRED_KEY = delete(_records).where(*_KEY, _records.c.expires_at <= bindparam("now"))
+
+
 class IdempotencyRepository:
     """Idempotency records, unique per (caller, tool, key)."""
 
@@ -74,10 +87,7 @@ class IdempotencyRepository:
 
     def find(self, caller: str, tool: str, key: str, now: datetime) -> KeyRecord | None:
         """The live record for this key, if any (expired ones are treated as absent)."""
-        query = select(IdempotencyRecord.arguments, IdempotencyRecord.result).where(
-            *self._key(caller, tool, key), IdempotencyRecord.expires_at > now
-        )
-        row = self.session.execute(query).first()
+        row = self.session.execute(FIND_KEY, {"of_caller": caller, "of_tool": tool, "of_key": key, "now": now}).first()
         return None if row is None else KeyRecord(arguments=json.loads(row.arguments), result=row.result)
 
     def claim(
@@ -85,41 +95,29 @@ class IdempotencyRepository:
     ) -> None:
         """Insert the key's record now, result still empty, so a concurrent call with the same key waits on (or
         fails) the unique constraint."""
-        self.session.add(
-            IdempotencyRecord(
-                caller=caller,
-                tool=tool,
-                key=key,
-                arguments=json.dumps(arguments, sort_keys=True),
-                result=None,
-                created_at=now,
-                expires_at=until,
-            )
-        )
-        self.session.flush()
+        row = {
+            "caller": caller,
+            "tool": tool,
+            "key": key,
+            "arguments": json.dumps(arguments, sort_keys=True),
+            "result": None,
+            "created_at": now,
+            "expires_at": until,
+        }
+        self.session.execute(insert(table_of(IdempotencyRecord)), row)
 
     def complete(self, caller: str, tool: str, key: str, result: str, ticket_id: str | None) -> None:
         """Store the result of the key's first call, with the ticket it created."""
-        self.session.execute(
-            update(IdempotencyRecord)
-            .where(*self._key(caller, tool, key))
-            .values(result=result, ticket_id=ticket_id)
-            .execution_options(synchronize_session=False)
-        )
+        keyed = {"of_caller": caller, "of_tool": tool, "of_key": key}
+        self.session.execute(COMPLETE_KEY, {**keyed, "outcome": result, "ticket": ticket_id})
 
     def drop_expired(self, caller: str, tool: str, key: str, now: datetime) -> None:
         """Delete this key's record if it has expired (through the unique index), freeing the key."""
-        self.session.execute(
-            delete(IdempotencyRecord).where(*self._key(caller, tool, key), IdempotencyRecord.expires_at <= now)
-        )
+        self.session.execute(DROP_EXPIRED_KEY, {"of_caller": caller, "of_tool": tool, "of_key": key, "now": now})
 
     def purge_expired(self, now: datetime) -> int:
         """Delete expired records; a key is free again once its record has expired."""
         return deleted(self.session.execute(delete(IdempotencyRecord).where(IdempotencyRecord.expires_at <= now)))
-
-    @staticmethod
-    def _key(caller: str, tool: str, key: str) -> tuple[Any, ...]:
-        return (IdempotencyRecord.caller == caller, IdempotencyRecord.tool == tool, IdempotencyRecord.key == key)
 
 
 def deleted(result: Result[Any]) -> int:

@@ -4,7 +4,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from sqlalchemy import column, func, select, table, update
+from sqlalchemy import bindparam, column, func, insert, select, table, update
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
@@ -14,6 +14,7 @@ from aftersales.domain.policy import holds_units
 from aftersales.domain.refunds import paid_minor
 from aftersales.domain.tickets import NewTicket, TimelineEntry
 from aftersales.storage.base import listed, table_of
+from aftersales.storage.driver import driver_rows, json_rows, moment
 from aftersales.storage.models import Ticket, TicketEvent, TicketSequence, open_ticket_condition
 
 
@@ -34,38 +35,55 @@ class TicketDetails(NamedTuple):
     name: str
 
 
-# The read path is the hottest in the service: its statements run on the driver directly, skipping SQLAlchemy's
-# per-statement compilation and result processing. {p} is the driver's parameter marker.
-DETAILS_SQL = (
-    "SELECT t.id, t.order_id, t.quantity, t.kind, t.status, t.refund_method, t.refund_total_minor, t.currency, "
-    "t.created_at, t.updated_at, l.sku, p.name FROM tickets t "
-    "JOIN order_lines l ON l.order_id = t.order_id AND l.line_no = t.line_no "
+# The read path is the hottest in the service: its statements run on the driver directly (storage.driver).
+# {p} is the driver's parameter marker.
+TICKET_COLUMNS = (
+    "t.id, t.order_id, t.quantity, t.kind, t.status, t.refund_method, t.refund_total_minor, t.currency, "
+    "t.created_at, t.updated_at, l.sku, p.name"
+)
+TICKET_JOINS = (
+    "FROM tickets t JOIN order_lines l ON l.order_id = t.order_id AND l.line_no = t.line_no "
     "JOIN products p ON p.sku = l.sku WHERE t.id = {p}"
 )
+DETAILS_SQL = f"SELECT {TICKET_COLUMNS} {TICKET_JOINS}"
 TIMELINE_SQL = (
     "SELECT occurred_at, type, actor, note, count(*) OVER () FROM ticket_events WHERE ticket_id = {p} "
     "ORDER BY occurred_at DESC, id DESC LIMIT {p}"
 )
+# A ticket with its newest events and their count in one statement (one snapshot, one round trip); the events come
+# as a JSON array, ordered in Python on SQLite, whose json_group_array takes no ORDER BY.
+_NEWEST = "FROM ticket_events WHERE ticket_id = t.id ORDER BY occurred_at DESC, id DESC LIMIT {p}) e"
+_EVENT = "e.occurred_at, e.type, e.actor, e.note, e.id"
+VIEW_SQL = {
+    "sqlite": f"SELECT {TICKET_COLUMNS}, (SELECT json_group_array(json_array({_EVENT})) FROM (SELECT * {_NEWEST}), "
+    f"(SELECT count(*) FROM ticket_events WHERE ticket_id = t.id) {TICKET_JOINS}",
+    "postgresql": f"SELECT {TICKET_COLUMNS}, (SELECT json_agg(json_build_array({_EVENT}) ORDER BY e.occurred_at, "
+    f"e.id) FROM (SELECT * {_NEWEST}), (SELECT count(*) FROM ticket_events WHERE ticket_id = t.id) {TICKET_JOINS}",
+}
 
 
-def driver_rows(session: Session, sql: str, params: tuple[Any, ...]) -> Sequence[Sequence[Any]]:
-    """Run a read on the unit of work's own connection and transaction, through the driver's cursor."""
-    connection = session.connection()
-    marker = "?" if connection.dialect.paramstyle == "qmark" else "%s"
-    driver = connection.connection.dbapi_connection
-    # Typed as optional because a pooled connection may be detached; a session's own is always checked out.
-    assert driver is not None
-    cursor = driver.cursor()
-    try:
-        cursor.execute(sql.format(p=marker), params)
-        return cursor.fetchall()
-    finally:
-        cursor.close()
+_tickets, _sequences = table_of(Ticket), table_of(TicketSequence)
+# Statements of the create path, built once (see storage.handles).
+OPENED_SINCE = (
+    select(func.count())
+    .select_from(_tickets)
+    .where(_tickets.c.customer_id == bindparam("customer"), _tickets.c.created_at >= bindparam("since"))
+)
+NEXT_NUMBER = {
+    name: upsert(_sequences)
+    .values(year=bindparam("year"), last_value=1)
+    .on_conflict_do_update(index_elements=["year"], set_={"last_value": _sequences.c.last_value + 1})
+    .returning(_sequences.c.last_value)
+    for name, upsert in (("postgresql", postgresql_insert), ("sqlite", sqlite_insert))
+}
 
 
-def _moment(value: Any) -> datetime:
-    """SQLite hands back timestamps as text; PostgreSQL as datetimes."""
-    return datetime.fromisoformat(value) if isinstance(value, str) else value
+class TicketWithTimeline(NamedTuple):
+    """A ticket's fields, its newest events oldest first, and how many events its timeline holds."""
+
+    details: TicketDetails
+    events: list[TimelineEntry]
+    total: int
 
 
 class TicketRepository:
@@ -80,61 +98,61 @@ class TicketRepository:
         if not rows:
             return None
         row = rows[0]
-        return TicketDetails._make((*row[:8], _moment(row[8]), _moment(row[9]), *row[10:]))
+        return TicketDetails._make((*row[:8], moment(row[8]), moment(row[9]), *row[10:]))
+
+    def view(self, ticket_id: str, limit: int) -> TicketWithTimeline | None:
+        """The ticket, its newest `limit` events oldest first and the timeline's length, in one statement."""
+        sql = VIEW_SQL[self.session.get_bind().dialect.name]
+        rows = driver_rows(self.session, sql, (limit, ticket_id))
+        if not rows:
+            return None
+        row = rows[0]
+        newest = sorted(json_rows(row[12]), key=lambda event: (moment(event[0]), event[4]))
+        return TicketWithTimeline(
+            TicketDetails._make((*row[:8], moment(row[8]), moment(row[9]), *row[10:12])),
+            [TimelineEntry(moment(at), kind, actor, note) for at, kind, actor, note, _ in newest],
+            int(row[13]),
+        )
 
     def timeline(self, ticket_id: str, limit: int) -> tuple[list[TimelineEntry], int]:
         """The newest `limit` events oldest first, and how many the timeline holds, in one query."""
         rows = driver_rows(self.session, TIMELINE_SQL, (ticket_id, limit))
-        events = [TimelineEntry(_moment(at), kind, actor, note) for at, kind, actor, note, _ in reversed(rows)]
+        events = [TimelineEntry(moment(at), kind, actor, note) for at, kind, actor, note, _ in reversed(rows)]
         return events, (rows[0][4] if rows else 0)
 
     def opened_since(self, customer_id: str, since: datetime) -> int:
         """How many tickets a customer opened since `since`."""
-        query = (
-            select(func.count())
-            .select_from(Ticket)
-            .where(Ticket.customer_id == customer_id, Ticket.created_at >= since)
-        )
-        return self.session.scalar(query) or 0
+        return self.session.scalar(OPENED_SINCE, {"customer": customer_id, "since": since}) or 0
 
     def next_number(self, year: int) -> int:
         """Take the next ticket sequence number of `year`, atomically (an upsert holds the row until commit)."""
-        sequences = table_of(TicketSequence)
-        insert = postgresql_insert if self.session.get_bind().dialect.name == "postgresql" else sqlite_insert
-        statement = (
-            insert(sequences)
-            .values(year=year, last_value=1)
-            .on_conflict_do_update(index_elements=["year"], set_={"last_value": sequences.c.last_value + 1})
-            .returning(sequences.c.last_value)
-        )
-        return int(self.session.execute(statement).scalar_one())
+        statement = NEXT_NUMBER[self.session.get_bind().dialect.name]
+        return int(self.session.execute(statement, {"year": year}).scalar_one())
 
     def add(self, ticket: NewTicket, events: list[TimelineEntry]) -> None:
-        """Stage a new ticket and its first events."""
+        """Insert a new ticket and its first events (Core statements: no ORM objects to track on the write path)."""
         refund = ticket.refund
-        self.session.add(
-            Ticket(
-                id=ticket.id,
-                order_id=ticket.order_id,
-                line_no=ticket.line_no,
-                customer_id=ticket.customer_id,
-                quantity=ticket.quantity,
-                kind=ticket.kind.value,
-                reason_code=ticket.reason.value,
-                description=ticket.description,
-                refund_method=ticket.refund_method.value if ticket.refund_method else None,
-                currency=ticket.currency,
-                item_amount_minor=refund.item_amount_minor,
-                restocking_fee_minor=refund.restocking_fee_minor,
-                shipping_refund_minor=refund.shipping_refund_minor,
-                refund_total_minor=refund.total_minor,
-                status=ticket.status.value,
-                created_by=ticket.created_by,
-                created_at=ticket.created_at,
-                updated_at=ticket.created_at,
-            )
-        )
-        self.session.flush()  # the ticket row must exist before its events reference it
+        row = {
+            "id": ticket.id,
+            "order_id": ticket.order_id,
+            "line_no": ticket.line_no,
+            "customer_id": ticket.customer_id,
+            "quantity": ticket.quantity,
+            "kind": ticket.kind.value,
+            "reason_code": ticket.reason.value,
+            "description": ticket.description,
+            "refund_method": ticket.refund_method.value if ticket.refund_method else None,
+            "currency": ticket.currency,
+            "item_amount_minor": refund.item_amount_minor,
+            "restocking_fee_minor": refund.restocking_fee_minor,
+            "shipping_refund_minor": refund.shipping_refund_minor,
+            "refund_total_minor": refund.total_minor,
+            "status": ticket.status.value,
+            "created_by": ticket.created_by,
+            "created_at": ticket.created_at,
+            "updated_at": ticket.created_at,
+        }
+        self.session.execute(insert(table_of(Ticket)), row)  # before its events, which reference it
         self.record(ticket.id, events)
 
     def move(self, ticket_id: str, current: TicketStatus, new: TicketStatus, at: datetime) -> bool:
@@ -152,12 +170,13 @@ class TicketRepository:
         return changed.first() is not None
 
     def record(self, ticket_id: str, events: list[TimelineEntry]) -> None:
-        """Add events to a ticket's timeline."""
-        self.session.add_all(
-            TicketEvent(ticket_id=ticket_id, occurred_at=e.occurred_at, type=e.type, actor=e.actor, note=e.note)
+        """Add events to a ticket's timeline, in their order (one executemany)."""
+        rows = [
+            {"ticket_id": ticket_id, "occurred_at": e.occurred_at, "type": e.type, "actor": e.actor, "note": e.note}
             for e in events
-        )
-        self.session.flush()
+        ]
+        if rows:
+            self.session.execute(insert(table_of(TicketEvent)), rows)
 
 
 class LineFactsRow(NamedTuple):
@@ -253,7 +272,7 @@ class OrderRepository:
 def _line_facts(raw: Sequence[Any]) -> LineFactsRow:
     """A row of the line-facts statement with the types both drivers agree on."""
     row = list(raw)
-    row[3] = _moment(row[3]) if row[3] is not None else None
+    row[3] = moment(row[3]) if row[3] is not None else None
     if row[7] is not None:
         row[13], row[14] = bool(row[13]), bool(row[14])
     return LineFactsRow(*row)

@@ -1,5 +1,7 @@
 """Repositories and the unit of work on a real database."""
 
+from dataclasses import replace
+
 import pytest
 
 from aftersales.storage.models import Customer
@@ -68,3 +70,30 @@ def test_committed_work_is_kept(app):
         uow.commit()
     with app.uow() as uow:
         assert uow.session.get(Customer, "C-00001").name == "Renamed"
+
+
+def test_a_ticket_and_its_newest_events_come_in_one_statement_as_the_two_reads_give_them(app, baseline):
+    busiest = max(
+        {e["ticket_id"] for e in baseline.tables["ticket_events"]},
+        key=lambda t: sum(1 for e in baseline.tables["ticket_events"] if e["ticket_id"] == t),
+    )
+    with app.uow() as uow:
+        events = uow.tickets.timeline(busiest, 100)[0]
+        # Events at one instant are ordered by when they were added, in the single statement as in the two reads.
+        uow.tickets.record(busiest, [replace(events[-1], note=f"same instant {n}") for n in range(3)])
+        uow.commit()
+    for limit in (2, 4, 100):
+        with app.uow() as uow:
+            expected = (uow.tickets.details(busiest), *uow.tickets.timeline(busiest, limit))
+        with app.uow(one_statement=True) as uow:
+            assert tuple(uow.tickets.view(busiest, limit)) == expected
+    with app.uow(one_statement=True) as uow:
+        assert uow.tickets.view("T-2026-9999", 10) is None
+
+
+def test_a_one_statement_unit_refuses_a_second_statement_that_would_see_another_snapshot(app, stories):
+    ticket_id = next(story["ticket_id"] for story in stories.values() if "ticket_id" in story)
+    with app.uow(one_statement=True) as uow:
+        assert uow.tickets.view(ticket_id, 10) is not None
+        with pytest.raises(RuntimeError, match="second statement"):
+            uow.tickets.view(ticket_id, 10)

@@ -19,7 +19,7 @@ from aftersales.domain.tickets import NewTicket, TimelineEntry
 from aftersales.seeding.generator import World
 from aftersales.seeding.loader import shift_for
 from aftersales.storage.errors import Conflict
-from aftersales.storage.repositories import LineFactsRow, TicketDetails
+from aftersales.storage.repositories import LineFactsRow, TicketDetails, TicketWithTimeline
 from tests.support.fake_listings import FakeListings
 
 
@@ -93,6 +93,10 @@ class FakeTickets:
         product = _one(self.rows["products"], sku=line["sku"])
         fields = [k for k in TicketDetails._fields if k not in ("sku", "name")]
         return TicketDetails(*(ticket[k] for k in fields), sku=product["sku"], name=product["name"])
+
+    def view(self, ticket_id: str, limit: int) -> TicketWithTimeline | None:
+        details = self.details(ticket_id)
+        return None if details is None else TicketWithTimeline(details, *self.timeline(ticket_id, limit))
 
     def timeline(self, ticket_id: str, limit: int) -> tuple[list[TimelineEntry], int]:
         events = sorted((e for e in self.rows["ticket_events"] if e["ticket_id"] == ticket_id), key=_event_order)

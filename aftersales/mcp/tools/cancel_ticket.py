@@ -66,7 +66,8 @@ def register(server: MCPServer, app: App) -> None:
     """Add the tool to `server`."""
     ttl = app.settings.idempotency_ttl
 
-    def request_of(ticket_id: str, reason: str, idempotency_key: str) -> CancelRequest:
+    # Resolvers that only compute are coroutines, so they cost no hop to a worker thread (see create_ticket).
+    async def request_of(ticket_id: str, reason: str, idempotency_key: str) -> CancelRequest:
         """The call's arguments as one request (a resolver, so the preflight and the body share it)."""
         return CancelRequest(ticket_id=ticket_id, reason=reason, idempotency_key=idempotency_key)
 
@@ -79,7 +80,7 @@ def register(server: MCPServer, app: App) -> None:
             return error
 
     @question(NAME, "confirm")
-    def ask_confirmation(
+    async def ask_confirmation(
         checked: Annotated[Checked, Resolve(assessment)], ctx: Context
     ) -> Elicit[CancelConfirmForm] | None:
         """Ask a person to confirm the cancellation, when the client can show a form."""

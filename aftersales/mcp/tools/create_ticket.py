@@ -91,7 +91,9 @@ def register(server: MCPServer, app: App) -> None:
     """Add the tool to `server`."""
     policy = creation_policy(app.settings)
 
-    def request_of(
+    # The resolvers that only compute are coroutines: the SDK runs a plain function on a worker thread, and each
+    # hop to a thread and back costs more than the work itself. Only the assessment reads the database.
+    async def request_of(
         order_id: str,
         line_no: int,
         kind: TicketKind,
@@ -124,7 +126,9 @@ def register(server: MCPServer, app: App) -> None:
             return error
 
     @question(NAME, "refund_method")
-    def ask_method(checked: Annotated[Checked, Resolve(assessment)], ctx: Context) -> Elicit[RefundMethodForm] | None:
+    async def ask_method(
+        checked: Annotated[Checked, Resolve(assessment)], ctx: Context
+    ) -> Elicit[RefundMethodForm] | None:
         """Ask where the refund goes, when only the person can say and the client can show a form."""
         if not isinstance(checked, Assessment) or not checked.needs_method or not can_elicit(ctx):
             return None
@@ -135,7 +139,7 @@ def register(server: MCPServer, app: App) -> None:
         )
 
     @question(NAME, "confirm")
-    def ask_confirmation(
+    async def ask_confirmation(
         checked: Annotated[Checked, Resolve(assessment)], quantity: int, ctx: Context
     ) -> Elicit[ConfirmForm] | None:
         """Ask a person to confirm a large refund, in the same round as the method question."""

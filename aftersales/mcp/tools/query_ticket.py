@@ -48,4 +48,4 @@ def register(server: MCPServer, app: App) -> None:
     @tool_errors
     def after_sales_query_ticket(ticket_id: TicketId) -> TicketView:
         authorize(READ, NAME)
-        return tickets.query_ticket(app.uow(), ticket_id)
+        return tickets.query_ticket(app.uow(one_statement=True), ticket_id)

@@ -1,0 +1,80 @@
+"""Hot reads run on the driver's cursor, skipping SQLAlchemy's per-statement compilation and result processing.
+
+A unit of work made for one statement (`UnitOfWork(..., one_statement=True)`) runs that statement on a pooled
+connection outside any transaction: one statement sees one consistent snapshot on both databases, so the BEGIN and
+ROLLBACK around it (and the session's own bookkeeping) are work without a purpose on the hottest path.
+"""
+
+import json
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Engine
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.orm import Session
+
+from aftersales.storage.errors import database_errors
+
+ONE_STATEMENT = "aftersales_one_statement"  # Session.info key: the unit may run one driver statement, no more
+
+
+def driver_rows(session: Session, sql: str, params: tuple[Any, ...]) -> Sequence[Sequence[Any]]:
+    """Run a read through the driver's cursor: in the unit of work's transaction, or alone in a one-statement unit.
+
+    {p} in `sql` is the driver's parameter marker.
+    """
+    if session.info.get(ONE_STATEMENT) and not session.in_transaction():
+        return _alone(session, sql, params)
+    connection = session.connection()
+    marker = "?" if connection.dialect.paramstyle == "qmark" else "%s"
+    driver = connection.connection.dbapi_connection
+    # Typed as optional because a pooled connection may be detached; a session's own is always checked out.
+    assert driver is not None
+    return _fetch(driver, sql.format(p=marker), params)
+
+
+def _alone(session: Session, sql: str, params: tuple[Any, ...]) -> Sequence[Sequence[Any]]:
+    """The unit's one statement, on a pooled connection with no transaction around it (see the module docstring)."""
+    if session.info[ONE_STATEMENT] == "used":
+        raise RuntimeError(
+            "a one-statement unit of work was asked for a second statement; it would see another snapshot"
+        )
+    session.info[ONE_STATEMENT] = "used"
+    engine = session.get_bind()
+    assert isinstance(engine, Engine)  # sessions here are bound to engines
+    marker = "?" if engine.dialect.paramstyle == "qmark" else "%s"
+    dbapi_error = engine.dialect.loaded_dbapi.Error
+    with database_errors():
+        try:
+            pooled = engine.raw_connection()
+            try:
+                return _fetch(pooled, sql.format(p=marker), params)
+            finally:
+                pooled.close()  # back to the pool, which rolls back whatever the driver began
+        except dbapi_error as error:
+            # A pooled connection raises the driver's own exceptions; in SQLAlchemy's, storage.errors translates them
+            # (an unreachable database becomes ServiceUnavailable, as on every other path).
+            raise DBAPIError.instance(sql, params, error, dbapi_error) from error
+
+
+def _fetch(driver: Any, sql: str, params: tuple[Any, ...]) -> Sequence[Sequence[Any]]:
+    cursor = driver.cursor()
+    try:
+        cursor.execute(sql, params)
+        rows: Sequence[Sequence[Any]] = cursor.fetchall()
+        return rows
+    finally:
+        cursor.close()
+
+
+def moment(value: Any) -> datetime:
+    """SQLite hands back timestamps as text; PostgreSQL as datetimes (or, inside JSON, as ISO 8601 text)."""
+    return datetime.fromisoformat(value) if isinstance(value, str) else value
+
+
+def json_rows(value: Any) -> list[list[Any]]:
+    """Rows aggregated into a JSON array by the statement (text on SQLite; parsed or text on PostgreSQL)."""
+    if value is None:
+        return []
+    return json.loads(value) if isinstance(value, str | bytes) else list(value)
