@@ -19,7 +19,7 @@ from aftersales.domain.tickets import NewTicket, TimelineEntry
 from aftersales.seeding.generator import World
 from aftersales.seeding.loader import shift_for
 from aftersales.storage.errors import Conflict
-from aftersales.storage.repositories import LineFactsRow, TicketDetails, TicketWithTimeline
+from aftersales.storage.repositories import LineFactsRow, TicketDetails, TicketWithTimeline, ticket_row
 from tests.support.fake_listings import FakeListings
 
 
@@ -120,29 +120,7 @@ class FakeTickets:
         ]
         if ticket.status.is_open and any(TicketStatus(t["status"]).is_open for t in open_here):
             raise Conflict("uq_tickets_open_order_line")  # what the partial unique index does in storage
-        refund = ticket.refund
-        self.rows["tickets"].append(
-            {
-                "id": ticket.id,
-                "order_id": ticket.order_id,
-                "line_no": ticket.line_no,
-                "customer_id": ticket.customer_id,
-                "quantity": ticket.quantity,
-                "kind": ticket.kind.value,
-                "reason_code": ticket.reason.value,
-                "description": ticket.description,
-                "refund_method": ticket.refund_method.value if ticket.refund_method else None,
-                "currency": ticket.currency,
-                "item_amount_minor": refund.item_amount_minor,
-                "restocking_fee_minor": refund.restocking_fee_minor,
-                "shipping_refund_minor": refund.shipping_refund_minor,
-                "refund_total_minor": refund.total_minor,
-                "status": ticket.status.value,
-                "created_by": ticket.created_by,
-                "created_at": ticket.created_at,
-                "updated_at": ticket.created_at,
-            }
-        )
+        self.rows["tickets"].append(ticket_row(ticket))
         self.record(ticket.id, events)
 
     def move(self, ticket_id: str, current: TicketStatus, new: TicketStatus, at: datetime) -> bool:
