@@ -2,27 +2,11 @@
 
 import pytest
 
-WORLD_TESTS = """
-import httpx2
-import pytest
-from mcp import Client
-from mcp.client.streamable_http import streamable_http_client
+from tests.support.plugin_tests import PRELUDE
 
-TSHIRTS = {"order_id": "O-2026-001410", "line_no": 1, "reason_code": "no_longer_needed"}
-CREATED = {"tables": {"tickets": {"added": [{"row": {"order_id": "O-2026-001410", "kind": "return_and_refund",
-           "refund_method": "store_credit", "status": "approved"}}]}},
-           "only": ["tickets", "ticket_events", "ticket_sequences", "quotes", "idempotency_records"]}
-CUSTOMER = {"opening": "Hi", "knows": {}, "story": "s", "wants": {"action": "open_ticket"},
-            "forms": {"after_sales_create_ticket:refund_method":
-                      {"action": "accept", "content": {"refund_method": "store_credit"}}}}
-
-
-async def call(world, *calls, callback=None):
-    headers = {"Authorization": f"Bearer {world.token}"}
-    async with httpx2.AsyncClient(headers=headers) as http, Client(
-        streamable_http_client(world.url, http_client=http), elicitation_callback=callback
-    ) as client:
-        return [await client.call_tool(name, arguments) for name, arguments in calls]
+WORLD_TESTS = (
+    PRELUDE
+    + """
 
 
 @pytest.mark.anyio
@@ -78,6 +62,7 @@ def test_a_wrong_agent_is_reported_with_its_failures(aftersales):
     assert "trial 2 outcome: tickets: no added row matches" in run.failures()
     assert "reason_code is 'no_longer_needed'" in run.failures()
 """
+)
 
 
 def test_the_world_fixture_and_agent_trials_work_in_a_teams_own_tests(pytester: pytest.Pytester):

@@ -17,33 +17,16 @@ from aftersales.web.app import create_web_app
 from aftersales.worlds.model import ADMIN_SCOPE
 from tests.support.apps import app_without_database
 from tests.support.clients import bearer_token
+from tests.support.plugin_tests import PRELUDE
 from tests.support.web import serving
 
-REMOTE_TESTS = """
+REMOTE_TESTS = (
+    PRELUDE
+    + """
 from pathlib import Path
-
-import httpx2
-import pytest
-from mcp import Client
-from mcp.client.streamable_http import streamable_http_client
 
 from aftersales.testing.remote import NeedsInProcessServer
 
-TSHIRTS = {"order_id": "O-2026-001410", "line_no": 1, "reason_code": "no_longer_needed"}
-CREATED = {"tables": {"tickets": {"added": [{"row": {"order_id": "O-2026-001410", "kind": "return_and_refund",
-           "refund_method": "store_credit", "status": "approved"}}]}},
-           "only": ["tickets", "ticket_events", "ticket_sequences", "quotes", "idempotency_records"]}
-CUSTOMER = {"opening": "Hi", "knows": {}, "story": "s", "wants": {"action": "open_ticket"},
-            "forms": {"after_sales_create_ticket:refund_method":
-                      {"action": "accept", "content": {"refund_method": "store_credit"}}}}
-
-
-async def call(world, *calls, callback=None):
-    headers = {"Authorization": f"Bearer {world.token}"}
-    async with httpx2.AsyncClient(headers=headers) as http, Client(
-        streamable_http_client(world.url, http_client=http), elicitation_callback=callback
-    ) as client:
-        return [await client.call_tool(name, arguments) for name, arguments in calls]
 
 
 @pytest.mark.anyio
@@ -99,6 +82,7 @@ def test_what_only_the_in_process_server_does_is_refused_by_name(aftersales, wor
 def test_a_world_with_setting_overrides(world):
     pass
 """
+)
 
 
 def run_remote_tests(pytester: pytest.Pytester, served: str, *options: str) -> pytest.RunResult:
