@@ -17,7 +17,9 @@ from collections import Counter
 from pathlib import Path
 
 from bench.load import drive
-from bench.run import WORK, build_world, inputs_from, scenarios, start_aftersales, start_floor
+from bench.run import WORK
+from bench.scenarios import build_world, inputs_from, scenarios, sqlite_url
+from bench.servers import start_aftersales, start_floor
 
 # Substrings of a raw stack frame ("function (file:line)") that mark a layer; a sample counts once per layer.
 LAYERS = {
@@ -83,14 +85,15 @@ def summarise(raw: Path, top: int) -> None:
 
 async def profile(args: argparse.Namespace) -> None:
     database = WORK / "profile.db"
+    url = f"sqlite:///{database}"
     if not database.exists() or args.rebuild:
         print(f"building {database} ...", flush=True)
-        build_world(database, 20000, 60000, 20000, progress=False)
-    operation = scenarios(inputs_from(database))[args.scenario]
+        build_world(sqlite_url(database), 20000, 60000, 20000, progress=False)
+    operation = scenarios(inputs_from(url))[args.scenario]
     if args.floor:
         server, token = start_floor(WORK / "servers.log"), None
     else:
-        server, token = start_aftersales(database, WORK / "servers.log")
+        server, token = start_aftersales(url, WORK / "servers.log")
     raw = args.out or WORK / f"profile-{'floor' if args.floor else args.scenario}.txt"
     try:
         # Warm up before sampling, so start-up work (first imports, compiled schemas) stays out of the profile.
