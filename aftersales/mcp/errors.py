@@ -72,3 +72,17 @@ def tool_errors(fn: Callable[P, R]) -> Callable[P, R | CallToolResult]:
             return error_result(error)
 
     return wrapper
+
+
+def resource_errors(fn: Callable[P, R]) -> Callable[P, R]:
+    """Wrap a sync resource read: a domain error is -32602 with its three parts (a read has no isError result)."""
+    guarded = crash_to_protocol_error(fn)
+
+    @functools.wraps(fn)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return guarded(*args, **kwargs)
+        except AfterSalesError as error:
+            raise protocol_error(error) from None
+
+    return wrapper

@@ -12,7 +12,7 @@ from aftersales.domain.errors import AfterSalesError
 from aftersales.domain.policy_text import PolicyText, render_policy
 from aftersales.domain.tickets import TICKET_NUMBER_PATTERN
 from aftersales.mcp.caller import authorize
-from aftersales.mcp.errors import crash_to_protocol_error, protocol_error
+from aftersales.mcp.errors import resource_errors
 from aftersales.mcp.fields import ORDER_ID_PATTERN
 from aftersales.services import orders, tickets
 from aftersales.settings import Settings
@@ -54,20 +54,17 @@ def register(server: MCPServer, app: App) -> None:
         "Needs the tickets:read scope.",
         mime_type="application/json",
     )
-    @crash_to_protocol_error
+    @resource_errors
     def after_sales_ticket(ticket_id: str) -> str:
-        try:
-            authorize(READ, f"The resource {TICKET_URI}")
-            if not re.fullmatch(TICKET_NUMBER_PATTERN, ticket_id):
-                raise AfterSalesError(
-                    f'Ticket number "{ticket_id}" is not in the format T-YYYY-NNNN (for example T-2026-0042).',
-                    "Ticket numbers are the year the ticket was opened and a sequence of 4 or more digits.",
-                    "Ask the customer to read the number from their confirmation message, then read "
-                    "aftersales://tickets/<number> again.",
-                )
-            return tickets.query_ticket(app.uow(one_statement=True), ticket_id).model_dump_json()
-        except AfterSalesError as error:
-            raise protocol_error(error) from None
+        authorize(READ, f"The resource {TICKET_URI}")
+        if not re.fullmatch(TICKET_NUMBER_PATTERN, ticket_id):
+            raise AfterSalesError(
+                f'Ticket number "{ticket_id}" is not in the format T-YYYY-NNNN (for example T-2026-0042).',
+                "Ticket numbers are the year the ticket was opened and a sequence of 4 or more digits.",
+                "Ask the customer to read the number from their confirmation message, then read "
+                "aftersales://tickets/<number> again.",
+            )
+        return tickets.query_ticket(app.uow(one_statement=True), ticket_id).model_dump_json()
 
     @server.resource(
         ORDER_URI,
@@ -77,17 +74,14 @@ def register(server: MCPServer, app: App) -> None:
         "line with the ticket kinds it allows now and why not. Needs the tickets:read scope.",
         mime_type="application/json",
     )
-    @crash_to_protocol_error
+    @resource_errors
     def after_sales_order(order_id: str) -> str:
-        try:
-            authorize(READ, f"The resource {ORDER_URI}")
-            if not re.fullmatch(ORDER_ID_PATTERN, order_id):
-                raise AfterSalesError(
-                    f'Order number "{order_id}" is not in the format O-YYYY-NNNNNN (for example O-2026-001423).',
-                    "Order numbers are the year the order was placed and a sequence of 6 digits.",
-                    "Ask the customer to read the number from their order confirmation, or find it with "
-                    "after_sales_find_orders, then read aftersales://orders/<number> again.",
-                )
-            return orders.get_order(app.uow(), order_id, now()).model_dump_json()
-        except AfterSalesError as error:
-            raise protocol_error(error) from None
+        authorize(READ, f"The resource {ORDER_URI}")
+        if not re.fullmatch(ORDER_ID_PATTERN, order_id):
+            raise AfterSalesError(
+                f'Order number "{order_id}" is not in the format O-YYYY-NNNNNN (for example O-2026-001423).',
+                "Order numbers are the year the order was placed and a sequence of 6 digits.",
+                "Ask the customer to read the number from their order confirmation, or find it with "
+                "after_sales_find_orders, then read aftersales://orders/<number> again.",
+            )
+        return orders.get_order(app.uow(), order_id, now()).model_dump_json()
