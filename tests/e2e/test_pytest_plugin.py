@@ -30,17 +30,6 @@ async def test_an_untouched_world_fails_an_expected_change_with_the_diff_shown(w
     world.expect({"tables": {}})
 
 
-@pytest.mark.anyio
-async def test_advancing_the_clock_expires_a_quote(world):
-    (quote,) = await call(world, ("after_sales_estimate_refund", TSHIRTS))
-    world.advance("31m")
-    arguments = {**TSHIRTS, "kind": "return_and_refund", "description": "Not my style at all.",
-                 "refund_method": "store_credit", "quote_id": quote.structured_content["quote_id"],
-                 "idempotency_key": "plugin-test-02"}
-    (late,) = await call(world, ("after_sales_create_ticket", arguments))
-    assert late.is_error and "expired" in late.content[0].text
-
-
 async def my_agent(world, brief):
     order = brief.customer.knows
     (quote,) = await call(world, ("after_sales_estimate_refund", TSHIRTS))

@@ -44,17 +44,6 @@ async def test_a_ticket_made_in_the_world_is_in_its_diff_and_trace(world):
     assert trace[2]["resumes"] == trace[1]["seq"] and trace[2]["rounds"][0]["answered_by"] == "client"
 
 
-@pytest.mark.anyio
-async def test_advancing_the_clock_expires_a_quote(world):
-    (quote,) = await call(world, ("after_sales_estimate_refund", TSHIRTS))
-    world.advance("31m")
-    arguments = {**TSHIRTS, "kind": "return_and_refund", "description": "Not my style at all.",
-                 "refund_method": "store_credit", "quote_id": quote.structured_content["quote_id"],
-                 "idempotency_key": "remote-test-02"}
-    (late,) = await call(world, ("after_sales_create_ticket", arguments))
-    assert late.is_error and "expired" in late.content[0].text
-
-
 async def my_agent(world, brief):
     (quote,) = await call(world, ("after_sales_estimate_refund", TSHIRTS))
     arguments = {**TSHIRTS, "kind": "return_and_refund", "description": brief.customer.wants.description,

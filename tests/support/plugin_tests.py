@@ -1,4 +1,4 @@
-"""What the inner test files of the pytest plugin's own tests share: the imports, a task's facts, a client call."""
+"""What the inner test files of the plugin's own tests share: imports, a task's facts, a call, a common test."""
 
 PRELUDE = """
 import httpx2
@@ -21,4 +21,15 @@ async def call(world, *calls, callback=None):
         streamable_http_client(world.url, http_client=http), elicitation_callback=callback
     ) as client:
         return [await client.call_tool(name, arguments) for name, arguments in calls]
+
+
+@pytest.mark.anyio
+async def test_advancing_the_clock_expires_a_quote(world):
+    (quote,) = await call(world, ("after_sales_estimate_refund", TSHIRTS))
+    world.advance("31m")
+    arguments = {**TSHIRTS, "kind": "return_and_refund", "description": "Not my style at all.",
+                 "refund_method": "store_credit", "quote_id": quote.structured_content["quote_id"],
+                 "idempotency_key": "plugin-test-02"}
+    (late,) = await call(world, ("after_sales_create_ticket", arguments))
+    assert late.is_error and "expired" in late.content[0].text
 """
