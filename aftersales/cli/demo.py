@@ -7,8 +7,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-import uvicorn
-
 from aftersales.cli import Commands
 from aftersales.cli.console import say
 from aftersales.cli.serve import _sigterm_exits, listen
@@ -52,7 +50,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
                 f"baseline in {folder}, forked fresh for every case and deleted when it stops (Ctrl-C)."
             )
 
-        config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=5)
+        config = serving.config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=5)
         with _sigterm_exits():  # so the folder below is deleted however serving ends
             serving.Server(config, announce).run(sockets=[sock])
     finally:

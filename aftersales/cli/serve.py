@@ -133,7 +133,7 @@ def serve_worker(app: App, fds: str) -> int:
 
 def uvicorn_config(web: Starlette, settings: Settings) -> uvicorn.Config:
     """uvicorn's settings for one server process."""
-    return uvicorn.Config(web, log_level=settings.log_level.lower(), timeout_graceful_shutdown=20)
+    return serving.config(web, log_level=settings.log_level.lower(), timeout_graceful_shutdown=20)
 
 
 def listen(host: str, port: int) -> socket.socket:

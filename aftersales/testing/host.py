@@ -18,7 +18,6 @@ from typing import Any
 
 import anyio
 import anyio.from_thread
-import uvicorn
 from anyio.abc import TaskStatus
 from starlette.applications import Starlette
 
@@ -31,6 +30,7 @@ from aftersales.testing.events import Trial, Trials, mark_faults
 from aftersales.testing.hosting import CALLER, TOKEN_TTL, TrialHost, TrialWorld
 from aftersales.testing.rows import insert_rows
 from aftersales.testing.tasks import Customer, WorldStart
+from aftersales.web import serving
 from aftersales.web.serving import Server
 from aftersales.worlds import inspect
 from aftersales.worlds.model import World
@@ -86,7 +86,7 @@ class Host(TrialHost):
         self._portal.start_task(self._keep_running, self.default.web)
         listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         listener.bind(("127.0.0.1", 0))
-        config = uvicorn.Config(Router(self._route), lifespan="off", log_level="warning", access_log=False)
+        config = serving.config(Router(self._route), lifespan="off", log_level="warning", access_log=False)
         self._server = Server(config)
         self._serving = self._portal.start_task_soon(self._server.serve, [listener])
         self.base_url = f"http://127.0.0.1:{listener.getsockname()[1]}"

@@ -34,7 +34,7 @@ def assert_clean(log: str) -> None:
     assert "Traceback" not in log and "ERROR" not in log and "CancelledError" not in log, log[-3000:]
 
 
-async def test_sigterm_with_a_listen_stream_and_a_get_stream_open_exits_within_3_seconds(server):
+async def test_sigterm_with_a_listen_stream_and_a_get_stream_open_exits_without_waiting_out_the_grace_period(server):
     async with connect_http(server.url, server.token()) as client, httpx.AsyncClient() as http:
         assert client.protocol_version == "2026-07-28"
         legacy = LegacyCallers(server.url, server.keys, http)
@@ -48,7 +48,8 @@ async def test_sigterm_with_a_listen_stream_and_a_get_stream_open_exits_within_3
     await anyio.to_thread.run_sync(server.wait, 10)
     elapsed = time.monotonic() - started
     assert (events, rest) == ([], [])
-    assert elapsed < 3, f"shutdown took {elapsed:.1f} s"
+    # The streams used to hold shutdown for uvicorn's whole 20 s grace period; on a quiet machine it takes ~1 s.
+    assert elapsed < 10, f"shutdown took {elapsed:.1f} s"
     assert_clean(server.log.read_text())
 
 

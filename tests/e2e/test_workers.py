@@ -120,7 +120,8 @@ async def test_sigterm_stops_every_worker_exits_0_and_keeps_every_audit_record(t
     started = time.monotonic()
     server.signal(signal.SIGTERM)  # within the audit writers' batch window: records are still queued
     await anyio.to_thread.run_sync(server.wait, 15)
-    assert server.process.returncode == 0 and time.monotonic() - started < 5
+    # Well inside uvicorn's 20 s grace period and the parent's 30 s before it kills (~1 s on a quiet machine).
+    assert server.process.returncode == 0 and time.monotonic() - started < 10
     assert not any(Path(f"/proc/{pid}").exists() for pid in pids)
     log = server.log.read_text()
     assert "Traceback" not in log and "ERROR" not in log, log[-3000:]

@@ -1,5 +1,7 @@
 """World engines: opened on use, closed when idle or crowded out, so an idle world holds no connection."""
 
+import time
+
 from sqlalchemy import func, select, text
 
 from aftersales.storage.models import Customer
@@ -17,13 +19,22 @@ class Ticking:
         return self.now
 
 
-def connections_to(worlds, engines: WorldEngines, place) -> int:
+SETTLE = 5.0  # seconds PostgreSQL may take to end a backend whose client has hung up
+
+
+def connections_to(worlds, engines: WorldEngines, place, expected: int = 0) -> int:
     """Open connections on a world's database, as the server counts them (PostgreSQL) or the pool does (SQLite)."""
     if worlds.places.backend == "postgresql":
-        name = worlds.places.name(place)
-        with worlds.registry.engine.connect() as connection:
-            query = text("SELECT count(*) FROM pg_stat_activity WHERE datname = :n")
-            return int(connection.scalar(query, {"n": name}))
+        # A backend leaves pg_stat_activity when its process exits, a moment after the client closed the socket,
+        # so the count is read until it is `expected` or SETTLE has passed; a connection left open still fails.
+        name, deadline = worlds.places.name(place), time.monotonic() + SETTLE
+        query = text("SELECT count(*) FROM pg_stat_activity WHERE datname = :n")
+        while True:
+            with worlds.registry.engine.connect() as connection:
+                count = int(connection.scalar(query, {"n": name}))
+            if count == expected or time.monotonic() > deadline:
+                return count
+            time.sleep(0.05)
     opened = {p: engines.engine(p) for p in engines.open_places()}
     return opened[place].pool.checkedin() if place in opened else 0
 
@@ -38,7 +49,7 @@ def test_a_world_engine_opens_on_use_and_closes_after_the_idle_time(worlds, base
     clock = Ticking()
     engines = WorldEngines(worlds.places, worlds.settings, clock=clock)
     assert use(engines, world.location) == len(baseline.tables["customers"])
-    assert connections_to(worlds, engines, world.location) == 1
+    assert connections_to(worlds, engines, world.location, expected=1) == 1
     clock.now += worlds.settings.worlds_engine_idle.total_seconds() - 1
     assert engines.sweep() == []
     clock.now += 1

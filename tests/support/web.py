@@ -5,10 +5,9 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-import uvicorn
 from starlette.types import ASGIApp
 
-from aftersales.web.serving import Server
+from aftersales.web.serving import Server, config
 from tests.support.ports import free_port
 
 START_TIMEOUT = 15  # seconds
@@ -19,7 +18,7 @@ STOP_TIMEOUT = 10  # seconds
 def serving(app: ASGIApp, port: int | None = None) -> Iterator[str]:
     """Serve `app` the way `aftersales serve` does until the block ends; yield its base URL (http://127.0.0.1:PORT)."""
     port = port or free_port()
-    server = Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
+    server = Server(config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + START_TIMEOUT
