@@ -1,6 +1,7 @@
 """Per-process tool-call metrics on a registry of this App's own, exposed by prometheus_client."""
 
 from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Histogram
 from prometheus_client.exposition import choose_encoder
@@ -46,6 +47,8 @@ class Metrics:
             registry=self.registry,
         )
         self._tools: frozenset[str] = frozenset()
+        # Each series' child, looked up once: prometheus_client's labels() checks and locks on every call.
+        self._children: dict[tuple[str, ...], Any] = {}
         self._dropped: Callable[[], int] = lambda: 0
         self.registry.register(_AuditDropped(lambda: self._dropped()))
 
@@ -65,12 +68,21 @@ class Metrics:
     def observe(self, tool: str, outcome: str, arguments_valid: bool, retry_kinds: list[str], seconds: float) -> None:
         """Count one call; a tool name or outcome outside the known sets counts as `unknown`."""
         tool = tool if tool in self._tools else UNKNOWN
-        self._calls.labels(tool, outcome if outcome in OUTCOMES else UNKNOWN).inc()
+        self._child("calls", tool, outcome if outcome in OUTCOMES else UNKNOWN).inc()
         if not arguments_valid:
-            self._argument_failures.labels(tool).inc()
+            self._child("argument_failures", tool).inc()
         for kind in retry_kinds:
-            self._retries.labels(tool, kind if kind in RETRY_KINDS else UNKNOWN).inc()
-        self._duration.labels(tool).observe(seconds)
+            self._child("retries", tool, kind if kind in RETRY_KINDS else UNKNOWN).inc()
+        self._child("duration", tool).observe(seconds)
+
+    def _child(self, metric: str, *labels: str) -> Any:
+        """The series of `metric` with these label values (the same child labels() returns)."""
+        key = (metric, *labels)
+        child = self._children.get(key)
+        if child is None:
+            # Label values come from fixed sets, so this holds at most one entry per series.
+            child = self._children[key] = getattr(self, f"_{metric}").labels(*labels)
+        return child
 
     def render(self, accept: str = "") -> tuple[bytes, str]:
         """The exposition the scraper asked for (OpenMetrics or Prometheus text) and its content type."""

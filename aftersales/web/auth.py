@@ -27,6 +27,10 @@ WORLD_HOW_TO = (
 )
 
 
+# A verified token's claims, and the principal built from them once: the SDK's user and Starlette's credentials.
+Verified = tuple[TokenClaims, AuthenticatedUser, AuthCredentials]
+
+
 class BearerAuth:
     """ASGI middleware: authenticate requests under `prefix`; put the caller where the SDK looks for it."""
 
@@ -34,8 +38,9 @@ class BearerAuth:
         self, app: ASGIApp, keys: list[str], router: Callable[[], WorldRouter] | None = None, prefix: str = "/mcp"
     ) -> None:
         self.app, self.keys, self.prefix, self._router = app, keys, prefix, router
-        # Verified tokens by value: checking a signature on every request of a busy caller is wasted work.
-        self._verified: dict[str, TokenClaims] = {}
+        # Verified tokens by value, with the principal built from each: checking a signature and building the SDK's
+        # view of the caller on every request of a busy caller is wasted work.
+        self._verified: dict[str, Verified] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Pass through non-MCP traffic; answer 401 or run the request as the token's caller."""
@@ -48,7 +53,7 @@ class BearerAuth:
             await _unauthorized("the request has no bearer token", send)
             return
         try:
-            claims = self._claims(token.strip())
+            claims, user, credentials = self._claims(token.strip())
         except InvalidToken as problem:
             await _unauthorized(str(problem), send)
             return
@@ -65,29 +70,29 @@ class BearerAuth:
                     return
                 # The world's clock, ids and database, for this request and the tool calls it carries.
                 inside.enter_context(router.entered(world))
-            expires = int(claims.expires_at.timestamp())
-            user = AuthenticatedUser(access_token_for(claims.caller, expires, claims.world))
             # scope["user"] lets the SDK tie sessions to the caller; the context var feeds get_access_token().
-            scope["user"], scope["auth"] = user, AuthCredentials(sorted(claims.caller.scopes))
+            scope["user"], scope["auth"] = user, credentials
             reset = auth_context_var.set(user)
             try:
                 await self.app(scope, receive, send)
             finally:
                 auth_context_var.reset(reset)
 
-    def _claims(self, token: str) -> TokenClaims:
-        """Verify a token, remembering good ones; expiry is checked on every use."""
+    def _claims(self, token: str) -> Verified:
+        """Verify a token, remembering good ones with their principal; expiry is checked on every use."""
         moment = now()
-        claims = self._verified.get(token)
-        if claims is None:
+        verified = self._verified.get(token)
+        if verified is None:
             claims = verify(self.keys, token, moment)
+            user = AuthenticatedUser(access_token_for(claims.caller, int(claims.expires_at.timestamp()), claims.world))
+            verified = (claims, user, AuthCredentials(sorted(claims.caller.scopes)))
             if len(self._verified) >= 4096:
                 self._verified.clear()
-            self._verified[token] = claims
-        elif moment >= claims.expires_at:
+            self._verified[token] = verified
+        elif moment >= verified[0].expires_at:
             del self._verified[token]
-            raise InvalidToken(f"the bearer token expired at {claims.expires_at:%Y-%m-%d %H:%M} UTC")
-        return claims
+            raise InvalidToken(f"the bearer token expired at {verified[0].expires_at:%Y-%m-%d %H:%M} UTC")
+        return verified
 
 
 async def _unauthorized(reason: str, send: Send) -> None:

@@ -1,0 +1,97 @@
+"""Server CPU per call: a figure that holds on a noisy, shared machine where throughput jumps.
+
+Starts the floor and `aftersales serve` on the profile's world, drives each scenario for a fixed time and divides
+the server's CPU time (utime + stime from /proc, all its processes) by the calls it answered. Rounds run the floor
+and every variant back to back; the medians are printed, with the throughput ratio to the floor beside them. A
+variant is a name and the environment its server starts with, to compare settings or another checkout side by side
+(PYTHONPATH=/path/to/checkout runs that checkout's code):
+
+    .venv/bin/python -m bench.cpu query_ticket --variant main=PYTHONPATH=/tmp/main --variant here= --rounds 5
+"""
+
+import argparse
+import asyncio
+import os
+import statistics
+from typing import Any
+
+from bench.load import drive
+from bench.profile import WORK
+from bench.scenarios import build_world, inputs_from, scenarios, sqlite_url
+from bench.servers import Server, start_aftersales, start_floor
+
+
+async def measure(server: Server, token: str | None, operation: Any, args: argparse.Namespace) -> tuple[float, float]:
+    """(server CPU ms per answered call, calls a second) of one scenario against one running server."""
+    await drive(server.url, token, operation, args.connections, 0, args.warmup)
+    before = server.cpu_seconds()
+    outcome = await drive(server.url, token, operation, args.connections, 0, args.duration)
+    spent = server.cpu_seconds() - before
+    calls = len(outcome.latencies)
+    if outcome.failures or not calls:
+        raise RuntimeError(f"{outcome.failures} failures: {outcome.errors}")
+    return 1000 * spent / calls, calls / outcome.wall
+
+
+def variants(specs: list[str]) -> dict[str, dict[str, str]]:
+    """NAME=KEY=VALUE,KEY=VALUE (or NAME=) specs as environments by name."""
+    found: dict[str, dict[str, str]] = {}
+    for spec in specs or ["here="]:
+        name, _, rest = spec.partition("=")
+        found[name] = dict(pair.split("=", 1) for pair in rest.split(",") if pair)
+    return found
+
+
+async def run(args: argparse.Namespace) -> None:
+    database = WORK / "profile.db"
+    url = f"sqlite:///{database}"
+    if not database.exists():
+        build_world(sqlite_url(database), 20000, 60000, 20000, progress=False)
+    operations = scenarios(inputs_from(url))
+    servers = variants(args.variant)
+    figures: dict[str, list[tuple[float, float]]] = {}
+    for _ in range(args.rounds):
+        floor = start_floor(WORK / "servers.log")
+        try:
+            figures.setdefault("floor", []).append(await measure(floor, None, operations["query_ticket"], args))
+        finally:
+            floor.stop()
+        for variant, environment in servers.items():
+            saved = dict(os.environ)
+            os.environ.update(environment)
+            try:
+                server, token = start_aftersales(url, WORK / "servers.log")
+            finally:
+                os.environ.clear()
+                os.environ.update(saved)
+            try:
+                for name in args.scenarios:
+                    figures.setdefault(f"{variant} {name}", []).append(
+                        await measure(server, token, operations[name], args)
+                    )
+            finally:
+                server.stop()
+        print("  ".join(f"{name} {ms:.3f}ms {rps:.0f}rps" for name, [*_, (ms, rps)] in figures.items()), flush=True)
+    floor_rps = statistics.median(rps for _, rps in figures["floor"])
+    for name, rounds in figures.items():
+        cpu = statistics.median(ms for ms, _ in rounds)
+        rps = statistics.median(r for _, r in rounds)
+        print(f"{name:32s} cpu {cpu:.3f} ms/call  {rps:7.1f} rps  ratio {rps / floor_rps:.3f}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("scenarios", nargs="*", default=["query_ticket", "estimate_refund"])
+    parser.add_argument("--variant", action="append", default=[], help="NAME=ENV=VALUE,...; repeat to compare.")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--duration", type=float, default=8.0)
+    parser.add_argument("--warmup", type=float, default=2.0)
+    parser.add_argument("--connections", type=int, default=16)
+    args = parser.parse_args()
+    WORK.mkdir(parents=True, exist_ok=True)
+    asyncio.run(run(args))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
