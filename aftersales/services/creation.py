@@ -17,7 +17,7 @@ from aftersales.domain.enums import EventType, RefundMethod, TicketStatus
 from aftersales.domain.errors import AfterSalesError, Retryable
 from aftersales.domain.money import format_money
 from aftersales.domain.policy import Thresholds
-from aftersales.domain.refunds import Breakdown, compute_refund
+from aftersales.domain.refunds import NO_REFUND, Breakdown, compute_refund
 from aftersales.domain.tickets import NewTicket, TimelineEntry, customer_words, ticket_number
 from aftersales.services import idempotency
 from aftersales.services.lines import line_context
@@ -71,6 +71,15 @@ class Decisions:
 
     method: RefundMethod | None = None
     confirmation: str | None = None  # "person" or "host", for the timeline
+
+
+def may_ask(request: TicketRequest, policy: CreationPolicy) -> bool:
+    """Whether assessing `request` could leave a question for the person (a refund method, a confirmation).
+
+    False when it cannot, whatever the database holds: a kind that refunds nothing, priced without a quote, has no
+    refund method to choose and an amount (none) that needs no confirmation.
+    """
+    return request.kind.refunds or request.quote_id is not None or NO_REFUND.total_minor > policy.confirm_above_minor
 
 
 def preflight(
