@@ -11,6 +11,8 @@ from mcp_types import InputRequiredResult
 from sqlalchemy import update
 
 from aftersales.domain.callers import ALL_SCOPES, Caller
+from aftersales.domain.creation import TicketRequest
+from aftersales.services import creation
 from aftersales.storage.models import Ticket
 from tests.support.clients import connect
 from tests.support.creation import create_arguments
@@ -133,6 +135,26 @@ async def test_a_call_that_can_ask_nothing_hops_to_a_worker_thread_no_more_often
             per_call.append(len(hops))
     assert [outcome["outcome"] for outcome in created] == ["created", "created"]
     assert per_call[0] == per_call[1] == per_call[2]
+
+
+async def test_a_repair_is_checked_and_written_in_one_transaction_with_no_separate_preflight(
+    server, app, mode, stories, monkeypatch
+):
+    preflights: list[TicketRequest] = []
+    real = creation.preflight
+
+    def counted(uow: Any, caller: Any, request: TicketRequest, *rest: Any) -> Any:
+        preflights.append(request)
+        return real(uow, caller, request, *rest)
+
+    monkeypatch.setattr(creation, "preflight", counted)
+    order_id = stories["laptop_past_window_in_warranty"]["order_id"]
+    async with connect(server, mode, elicitation_callback=Person()) as client:
+        created = await client.call_tool(TOOL, create_arguments(order_id, kind="repair"))
+        refused = await client.call_tool(TOOL, create_arguments(order_id, kind="repair"))
+    assert preflights == []
+    assert created.structured_content["outcome"] == "created"
+    assert refused.is_error and created.structured_content["ticket"]["ticket_id"] in refused.content[0].text
 
 
 async def test_a_client_without_elicitation_is_asked_for_the_method_and_never_receives_a_form(

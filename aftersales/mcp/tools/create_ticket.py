@@ -128,7 +128,7 @@ def register(server: MCPServer, app: App) -> None:
             return error
 
     async def assessment(request: Annotated[TicketRequest, Resolve(request_of)], ctx: Context) -> Checked | None:
-        """The preflight, made before the questions only when one could be asked; else None, and the body makes it.
+        """The preflight, made before the questions only when one could be asked; else None, and the body checks.
 
         Each of the two costs a hop to a worker thread and back; a call that can ask nothing (a repair, a client
         without forms) then makes one hop, not two, as the body reads and writes in the same one.
@@ -186,6 +186,12 @@ def register(server: MCPServer, app: App) -> None:
         quote_id: OptionalQuoteId = None,
     ) -> CreateResult:
         # The plain arguments define the input schema; `request` carries the same values as one object.
+        if early is None and not creation.may_ask(request, policy):
+            # Nothing for the person to decide, whatever the rules find: the write checks them itself, in one
+            # transaction instead of a read and then a write.
+            return creation.create_ticket(
+                app.uow(write=True), authorize(WRITE, NAME), request, Decisions(), now(), policy
+            )
         checked = early if early is not None else checked_now(request)
         if isinstance(checked, AfterSalesError):
             raise checked  # tool_errors answers it, as it answers every rule this tool breaks
