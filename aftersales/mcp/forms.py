@@ -29,7 +29,8 @@ class Form(BaseModel):
         cached = _SCHEMAS.get(key)
         if cached is None:
             cached = _SCHEMAS[key] = json.dumps(super().model_json_schema(*args, **kwargs))
-        return json.loads(cached)
+        schema: dict[str, Any] = json.loads(cached)
+        return schema
 
 
 class RefundMethodForm(Form):
