@@ -1,12 +1,14 @@
 """The forms a person fills in mid-call (elicitation): flat, titled, readable."""
 
+import json
 from collections.abc import Callable
-from typing import Annotated, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 from mcp.server.mcpserver import Context
 from pydantic import BaseModel, Field, WithJsonSchema
 
 Resolver = TypeVar("Resolver", bound=Callable[..., object])
+_SCHEMAS: dict[tuple[Any, ...], str] = {}  # a form's JSON Schema by class and arguments, as JSON text
 
 METHOD_TITLES = {
     "original_payment": "Back to the card or wallet used to pay",
@@ -14,7 +16,24 @@ METHOD_TITLES = {
 }
 
 
-class RefundMethodForm(BaseModel):
+class Form(BaseModel):
+    """A form whose JSON Schema is generated once per way of asking for it, not on every round."""
+
+    @classmethod
+    def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        """Pydantic's JSON Schema of the form, generated on the first call with these arguments."""
+        # The SDK renders a question's schema each time a resolver asks it (in both rounds of a call, to compare
+        # the question with the one answered), and generating it costs more than the rest of the question. Kept
+        # as JSON text, so every caller gets a copy of its own to change as it likes.
+        key = (cls, args, tuple(sorted(kwargs.items())))
+        cached = _SCHEMAS.get(key)
+        if cached is None:
+            cached = _SCHEMAS[key] = json.dumps(super().model_json_schema(*args, **kwargs))
+        schema: dict[str, Any] = json.loads(cached)
+        return schema
+
+
+class RefundMethodForm(Form):
     """Where the refund should go."""
 
     refund_method: Annotated[
@@ -30,13 +49,13 @@ class RefundMethodForm(BaseModel):
     ]
 
 
-class ConfirmForm(BaseModel):
+class ConfirmForm(Form):
     """A person's confirmation of a large refund."""
 
     confirm: bool = Field(title="Open this refund ticket", description="Tick to confirm the refund shown above.")
 
 
-class CancelConfirmForm(BaseModel):
+class CancelConfirmForm(Form):
     """A person's confirmation that a ticket is to be cancelled."""
 
     confirm: bool = Field(title="Cancel this ticket", description="Tick to withdraw the ticket shown above.")

@@ -17,14 +17,15 @@ from aftersales.domain.enums import EventType, RefundMethod, TicketStatus
 from aftersales.domain.errors import AfterSalesError, Retryable
 from aftersales.domain.money import format_money
 from aftersales.domain.policy import Thresholds
-from aftersales.domain.refunds import Breakdown, compute_refund
+from aftersales.domain.refunds import NO_REFUND, Breakdown, compute_refund
 from aftersales.domain.tickets import NewTicket, TimelineEntry, customer_words, ticket_number
 from aftersales.services import idempotency
 from aftersales.services.lines import line_context
 from aftersales.services.quotes import quote_for_use
-from aftersales.services.tickets import ticket_view
+from aftersales.services.tickets import TIMELINE_LIMIT, view_of
 from aftersales.services.views import CreateResult
 from aftersales.storage.errors import Conflict
+from aftersales.storage.repositories import TicketDetails
 from aftersales.storage.unit_of_work import UnitOfWork
 
 log = logging.getLogger(__name__)
@@ -71,6 +72,15 @@ class Decisions:
 
     method: RefundMethod | None = None
     confirmation: str | None = None  # "person" or "host", for the timeline
+
+
+def may_ask(request: TicketRequest, policy: CreationPolicy) -> bool:
+    """Whether assessing `request` could leave a question for the person (a refund method, a confirmation).
+
+    False when it cannot, whatever the database holds: a kind that refunds nothing, priced without a quote, has no
+    refund method to choose and an amount (none) that needs no confirmation.
+    """
+    return request.kind.refunds or request.quote_id is not None or NO_REFUND.total_minor > policy.confirm_above_minor
 
 
 def preflight(
@@ -211,12 +221,32 @@ def _insert(
         created_by=caller.id,
         created_at=now,
     )
-    uow.tickets.add(ticket, _first_events(ticket, caller, decisions, review))
-    view = ticket_view(uow, ticket.id)
+    events = _first_events(ticket, caller, decisions, review)
+    uow.tickets.add(ticket, events)
+    # The view is built from what was just written rather than read back: the row holds exactly these values.
+    view = view_of(_details(ticket, line), events[-TIMELINE_LIMIT:], len(events))
     return CreateResult(
         outcome="created",
         ticket=view,
         next_step=f"Tell the customer their ticket number is {ticket.id}. {view.next_step}",
+    )
+
+
+def _details(ticket: NewTicket, line: LineContext) -> TicketDetails:
+    """The fields a view shows of a ticket just written (what the tickets row and its line's product hold)."""
+    return TicketDetails(
+        id=ticket.id,
+        order_id=ticket.order_id,
+        quantity=ticket.quantity,
+        kind=ticket.kind.value,
+        status=ticket.status.value,
+        refund_method=ticket.refund_method.value if ticket.refund_method else None,
+        refund_total_minor=ticket.refund.total_minor,
+        currency=ticket.currency,
+        created_at=ticket.created_at,
+        updated_at=ticket.created_at,
+        sku=line.sku,
+        name=line.product_name,
     )
 
 

@@ -8,6 +8,7 @@ from aftersales.domain.lookups import TicketScope, ticket_scope
 from aftersales.domain.money import format_money
 from aftersales.domain.paging import CursorKeys, Listing, Position, cut, decode_cursor, encode_cursor
 from aftersales.domain.stages import next_step, stage_of
+from aftersales.domain.tickets import TimelineEntry
 from aftersales.services.lines import unknown_order
 from aftersales.services.lookup_views import TicketsPage
 from aftersales.services.views import EventView, ItemView, RefundView, TicketSummary, TicketView
@@ -32,10 +33,15 @@ def ticket_view(uow: UnitOfWork, ticket_id: str) -> TicketView:
             "Ticket numbers are issued by after_sales_create_ticket and appear in the customer's confirmation.",
             "Check the number with the customer; if they have none, ask for the order number instead.",
         )
+    return view_of(found.details, found.events, found.total)
+
+
+def view_of(ticket: TicketDetails, newest: list[TimelineEntry], total: int) -> TicketView:
+    """A ticket's view from its fields, its newest events oldest first, and how many events its timeline holds."""
     return TicketView(
-        **dict(ticket_summary(found.details)),
-        timeline=[EventView(at=iso(e.occurred_at), event=e.type, actor=e.actor, note=e.note) for e in found.events],
-        timeline_total=found.total,
+        **dict(ticket_summary(ticket)),
+        timeline=[EventView(at=iso(e.occurred_at), event=e.type, actor=e.actor, note=e.note) for e in newest],
+        timeline_total=total,
     )
 
 

@@ -1,7 +1,9 @@
 """after_sales_create_ticket through the real MCP client: elicitation on both revisions, requestState, replay."""
 
 from datetime import timedelta
+from typing import Any
 
+import anyio.to_thread
 import pytest
 from freezegun import freeze_time
 from mcp.shared.exceptions import MCPError
@@ -9,6 +11,8 @@ from mcp_types import InputRequiredResult
 from sqlalchemy import update
 
 from aftersales.domain.callers import ALL_SCOPES, Caller
+from aftersales.domain.creation import TicketRequest
+from aftersales.services import creation
 from aftersales.storage.models import Ticket
 from tests.support.clients import connect
 from tests.support.creation import create_arguments
@@ -105,6 +109,52 @@ async def test_exchanges_and_repairs_ask_nothing(server, mode, stories):
             TOOL, create_arguments(stories["laptop_past_window_in_warranty"]["order_id"], kind="repair")
         )
     assert result.structured_content["outcome"] == "created" and person.seen == []
+
+
+async def test_a_call_that_can_ask_nothing_hops_to_a_worker_thread_no_more_often_than_a_query(
+    server, mode, stories, monkeypatch
+):
+    hops: list[object] = []
+    real = anyio.to_thread.run_sync
+
+    async def counted(*args: Any, **kwargs: Any) -> Any:
+        hops.append(args[0])
+        return await real(*args, **kwargs)
+
+    monkeypatch.setattr(anyio.to_thread, "run_sync", counted)
+    repair = create_arguments(stories["laptop_past_window_in_warranty"]["order_id"], kind="repair")
+    refund = create_arguments(stories["cheap_tshirts_in_window"]["order_id"], refund_method="store_credit")
+    per_call, created = [], []
+    async with connect(server, mode, elicitation_callback=Person()) as with_forms, connect(server, mode) as without:
+        for client, tool, arguments in ((with_forms, TOOL, repair), (without, TOOL, refund), (with_forms, "", {})):
+            hops.clear()
+            if tool:
+                created.append((await client.call_tool(tool, arguments)).structured_content)
+            else:
+                await client.call_tool("after_sales_query_ticket", {"ticket_id": created[0]["ticket"]["ticket_id"]})
+            per_call.append(len(hops))
+    assert [outcome["outcome"] for outcome in created] == ["created", "created"]
+    assert per_call[0] == per_call[1] == per_call[2]
+
+
+async def test_a_repair_is_checked_and_written_in_one_transaction_with_no_separate_preflight(
+    server, app, mode, stories, monkeypatch
+):
+    preflights: list[TicketRequest] = []
+    real = creation.preflight
+
+    def counted(uow: Any, caller: Any, request: TicketRequest, *rest: Any) -> Any:
+        preflights.append(request)
+        return real(uow, caller, request, *rest)
+
+    monkeypatch.setattr(creation, "preflight", counted)
+    order_id = stories["laptop_past_window_in_warranty"]["order_id"]
+    async with connect(server, mode, elicitation_callback=Person()) as client:
+        created = await client.call_tool(TOOL, create_arguments(order_id, kind="repair"))
+        refused = await client.call_tool(TOOL, create_arguments(order_id, kind="repair"))
+    assert preflights == []
+    assert created.structured_content["outcome"] == "created"
+    assert refused.is_error and created.structured_content["ticket"]["ticket_id"] in refused.content[0].text
 
 
 async def test_a_client_without_elicitation_is_asked_for_the_method_and_never_receives_a_form(

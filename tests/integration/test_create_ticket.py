@@ -20,7 +20,9 @@ from aftersales.domain.enums import ReasonCode, TicketKind
 from aftersales.domain.errors import HandleExpired, NotFound, RuleViolation
 from aftersales.services.creation import Decisions, preflight
 from aftersales.services.quotes import estimate_refund
+from aftersales.services.tickets import query_ticket
 from aftersales.storage.models import Ticket
+from aftersales.storage.repositories import TicketRepository
 from tests.support.clients import ALICE, BOB
 from tests.support.creation import POLICY, create, ticket_request
 from tests.support.database import count_rows
@@ -108,3 +110,25 @@ def test_an_upper_case_quote_id_is_the_same_quote(app, stories):
     quote = estimate_refund(app.uow(write=True), ALICE, order_id, 1, 1, ReasonCode.DEFECTIVE, now(), POLICY.quote_ttl)
     result = create(app, ticket_request(order_id, quote_id=quote.quote_id.upper()))
     assert result.ticket.refund.amount == quote.total
+
+
+def test_a_created_ticket_answers_with_the_view_a_query_reads_back_without_reading_it_back_itself(
+    app, stories, monkeypatch
+):
+    reads: list[str] = []
+    real_view = TicketRepository.view
+    monkeypatch.setattr(TicketRepository, "view", lambda self, *args: reads.append(args[0]) or real_view(self, *args))
+    created = [
+        create(app, ticket_request(stories["cheap_tshirts_in_window"]["order_id"])),  # confirmed: three events
+        create(
+            app,
+            ticket_request(
+                stories["laptop_past_window_in_warranty"]["order_id"], kind=TicketKind.REPAIR, refund_method=None
+            ),
+            decisions=Decisions(),
+        ),
+    ]
+    assert reads == []
+    for result in created:
+        assert result.ticket is not None
+        assert query_ticket(app.uow(one_statement=True), result.ticket.ticket_id) == result.ticket

@@ -3,6 +3,7 @@
 from dataclasses import asdict
 from typing import Annotated
 
+import anyio.to_thread
 from mcp.server.mcpserver import Context, Elicit, ElicitationResult, MCPServer, Resolve
 from mcp.server.mcpserver.resolve import AcceptedElicitation
 
@@ -92,7 +93,8 @@ def register(server: MCPServer, app: App) -> None:
     policy = creation_policy(app.settings)
 
     # The resolvers that only compute are coroutines: the SDK runs a plain function on a worker thread, and each
-    # hop to a thread and back costs more than the work itself. Only the assessment reads the database.
+    # hop to a thread and back costs more than the work itself. Only the assessment reads the database, on a worker
+    # thread of its own choosing.
     async def request_of(
         order_id: str,
         line_no: int,
@@ -118,16 +120,26 @@ def register(server: MCPServer, app: App) -> None:
         )
 
     @crash_to_protocol_error
-    def assessment(request: Annotated[TicketRequest, Resolve(request_of)]) -> Checked:
+    def checked_now(request: TicketRequest) -> Checked:
         """Check the caller and the rules before anyone is asked anything (re-runs every round)."""
         try:
             return creation.preflight(app.uow(), authorize(WRITE, NAME), request, now(), policy)
         except AfterSalesError as error:
             return error
 
+    async def assessment(request: Annotated[TicketRequest, Resolve(request_of)], ctx: Context) -> Checked | None:
+        """The preflight, made before the questions only when one could be asked; else None, and the body checks.
+
+        Each of the two costs a hop to a worker thread and back; a call that can ask nothing (a repair, a client
+        without forms) then makes one hop, not two, as the body reads and writes in the same one.
+        """
+        if not can_elicit(ctx) or not creation.may_ask(request, policy):
+            return None
+        return await anyio.to_thread.run_sync(checked_now, request)
+
     @question(NAME, "refund_method")
     async def ask_method(
-        checked: Annotated[Checked, Resolve(assessment)], ctx: Context
+        checked: Annotated[Checked | None, Resolve(assessment)], ctx: Context
     ) -> Elicit[RefundMethodForm] | None:
         """Ask where the refund goes, when only the person can say and the client can show a form."""
         if not isinstance(checked, Assessment) or not checked.needs_method or not can_elicit(ctx):
@@ -140,7 +152,7 @@ def register(server: MCPServer, app: App) -> None:
 
     @question(NAME, "confirm")
     async def ask_confirmation(
-        checked: Annotated[Checked, Resolve(assessment)], quantity: int, ctx: Context
+        checked: Annotated[Checked | None, Resolve(assessment)], quantity: int, ctx: Context
     ) -> Elicit[ConfirmForm] | None:
         """Ask a person to confirm a large refund, in the same round as the method question."""
         if not isinstance(checked, Assessment) or not checked.needs_confirmation(policy) or not can_elicit(ctx):
@@ -166,7 +178,7 @@ def register(server: MCPServer, app: App) -> None:
         description: Description,
         idempotency_key: IdempotencyKey,
         request: Annotated[TicketRequest, Resolve(request_of)],
-        checked: Annotated[Checked, Resolve(assessment)],
+        early: Annotated[Checked | None, Resolve(assessment)],
         method_answer: Annotated[ElicitationResult[RefundMethodForm], Resolve(ask_method)],
         confirm_answer: Annotated[ElicitationResult[ConfirmForm], Resolve(ask_confirmation)],
         quantity: Quantity = 1,
@@ -174,6 +186,13 @@ def register(server: MCPServer, app: App) -> None:
         quote_id: OptionalQuoteId = None,
     ) -> CreateResult:
         # The plain arguments define the input schema; `request` carries the same values as one object.
+        if early is None and not creation.may_ask(request, policy):
+            # Nothing for the person to decide, whatever the rules find: the write checks them itself, in one
+            # transaction instead of a read and then a write.
+            return creation.create_ticket(
+                app.uow(write=True), authorize(WRITE, NAME), request, Decisions(), now(), policy
+            )
+        checked = early if early is not None else checked_now(request)
         if isinstance(checked, AfterSalesError):
             raise checked  # tool_errors answers it, as it answers every rule this tool breaks
         if checked.replay is not None:
