@@ -8,10 +8,11 @@ from aftersales.domain.lookups import TicketScope, ticket_scope
 from aftersales.domain.money import format_money
 from aftersales.domain.paging import CursorKeys, Listing, Position, cut, decode_cursor, encode_cursor
 from aftersales.domain.stages import next_step, stage_of
+from aftersales.domain.tickets import NewTicket, TimelineEntry
 from aftersales.services.lines import unknown_order
 from aftersales.services.lookup_views import TicketsPage
 from aftersales.services.views import EventView, ItemView, RefundView, TicketSummary, TicketView
-from aftersales.storage.repositories import TicketDetails
+from aftersales.storage.repositories import TicketDetails, TicketWithTimeline
 from aftersales.storage.unit_of_work import UnitOfWork
 
 TIMELINE_LIMIT = 10
@@ -32,6 +33,30 @@ def ticket_view(uow: UnitOfWork, ticket_id: str) -> TicketView:
             "Ticket numbers are issued by after_sales_create_ticket and appear in the customer's confirmation.",
             "Check the number with the customer; if they have none, ask for the order number instead.",
         )
+    return _view(found)
+
+
+def new_ticket_view(ticket: NewTicket, sku: str, name: str, events: list[TimelineEntry]) -> TicketView:
+    """The view of a ticket being created, from what is about to be written (as ticket_view would read it back)."""
+    refund_method = ticket.refund_method.value if ticket.refund_method else None
+    details = TicketDetails(
+        ticket.id,
+        ticket.order_id,
+        ticket.quantity,
+        ticket.kind.value,
+        ticket.status.value,
+        refund_method,
+        ticket.refund.total_minor,
+        ticket.currency,
+        ticket.created_at,
+        ticket.created_at,
+        sku,
+        name,
+    )
+    return _view(TicketWithTimeline(details, events[-TIMELINE_LIMIT:], len(events)))
+
+
+def _view(found: TicketWithTimeline) -> TicketView:
     return TicketView(
         **dict(ticket_summary(found.details)),
         timeline=[EventView(at=iso(e.occurred_at), event=e.type, actor=e.actor, note=e.note) for e in found.events],
