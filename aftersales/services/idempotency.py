@@ -73,12 +73,11 @@ class Keys(Generic[Result]):
         """Claim the key inside the writing transaction (result still empty); if it already answered, its replay."""
         key = request.idempotency_key
         # This key's own expired record must go before it can be claimed again; the rest only now and then.
-        uow.idempotency.drop_expired(caller.id, self.tool, key, now)
+        record = uow.idempotency.live(caller.id, self.tool, key, now)
         if PURGE.due(now):
             uow.idempotency.purge_expired(now)
-        existing = self.find(uow, caller, request, now)
-        if existing is not None:
-            return existing
+        if record is not None:
+            return self.replay(record, request)
         # Claimed before any rule is checked: a concurrent call with the same key now waits on (or fails) the unique
         # constraint instead of racing us through the rules. A broken rule rolls the claim back.
         uow.idempotency.claim(caller.id, self.tool, key, request.arguments(), now, now + ttl)

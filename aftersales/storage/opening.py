@@ -12,12 +12,11 @@ from typing import Any, NamedTuple
 
 from sqlalchemy import bindparam, insert, update
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
 from aftersales.domain.tickets import NewTicket, TimelineEntry, ticket_number
 from aftersales.storage.base import table_of
-from aftersales.storage.driver import driver_rows
+from aftersales.storage.driver import driver_writes
 from aftersales.storage.models import IdempotencyRecord, Ticket, TicketEvent, TicketSequence
 
 
@@ -101,12 +100,7 @@ def _in_one_statement(session: Session, draft: NewTicket, events: list[TimelineE
     values += [key.result, draft.id, key.caller, key.tool, key.key]
     assert events  # a new ticket's timeline starts with its creation
     sql = _OPEN_SQL.replace("{events}", ", ".join([_EVENT] * len(events)))
-    dbapi_error = session.get_bind().dialect.loaded_dbapi.Error
-    try:
-        [(number,)] = driver_rows(session, sql, tuple(values))
-    except dbapi_error as error:
-        # The driver's own exception, in SQLAlchemy's, which storage.errors translates (a lost race is Conflict).
-        raise DBAPIError.instance(sql, values, error, dbapi_error) from error
+    [(number,)] = driver_writes(session, sql, tuple(values))
     return str(number)
 
 

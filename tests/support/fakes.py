@@ -228,6 +228,10 @@ class FakeKeys:
     def complete(self, caller: str, tool: str, key: str, result: str, ticket_id: str | None) -> None:
         self.keys[(caller, tool, key)].update(result=result, ticket_id=ticket_id)
 
+    def live(self, caller: str, tool: str, key: str, now: datetime) -> KeyRecord | None:
+        self.drop_expired(caller, tool, key, now)
+        return self.find(caller, tool, key, now)
+
     def drop_expired(self, caller: str, tool: str, key: str, now: datetime) -> None:
         record = self.keys.get((caller, tool, key))
         if record is not None and record["expires_at"] <= now:
