@@ -10,14 +10,15 @@ after another.
 
 from typing import Any, NamedTuple
 
-from sqlalchemy import bindparam, insert, update
+from sqlalchemy import bindparam, insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from aftersales.domain.tickets import NewTicket, TimelineEntry, ticket_number
 from aftersales.storage.base import table_of
 from aftersales.storage.driver import driver_writes
-from aftersales.storage.models import IdempotencyRecord, Ticket, TicketEvent, TicketSequence
+from aftersales.storage.handles import COMPLETE_KEY
+from aftersales.storage.models import Ticket, TicketEvent, TicketSequence
 
 
 class KeyResult(NamedTuple):
@@ -57,16 +58,6 @@ _DRAW = (
     .on_conflict_do_update(index_elements=["year"], set_={"last_value": _sequences.c.last_value + 1})
     .returning(_sequences.c.last_value)
 )
-_records = table_of(IdempotencyRecord)
-_COMPLETE = (
-    update(_records)
-    .where(
-        _records.c.caller == bindparam("of_caller"),
-        _records.c.tool == bindparam("of_tool"),
-        _records.c.key == bindparam("of_key"),
-    )
-    .values(result=bindparam("outcome"), ticket_id=bindparam("ticket"))
-)
 
 
 def open_ticket(session: Session, draft: NewTicket, events: list[TimelineEntry], key: KeyResult) -> str:
@@ -86,7 +77,7 @@ def open_ticket(session: Session, draft: NewTicket, events: list[TimelineEntry],
     if rows:
         session.execute(insert(table_of(TicketEvent)), rows)
     completed = {"outcome": key.result.replace(draft.id, number), "ticket": number}
-    session.execute(_COMPLETE, {"of_caller": key.caller, "of_tool": key.tool, "of_key": key.key, **completed})
+    session.execute(COMPLETE_KEY, {"of_caller": key.caller, "of_tool": key.tool, "of_key": key.key, **completed})
     return number
 
 
