@@ -1,7 +1,8 @@
 """Opening tickets: assess a request without writing, then create it once, idempotently."""
 
 import logging
-from dataclasses import dataclass, field
+import uuid
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
 from aftersales.domain.callers import Caller
@@ -18,7 +19,7 @@ from aftersales.domain.errors import AfterSalesError, Retryable
 from aftersales.domain.money import format_money
 from aftersales.domain.policy import Thresholds
 from aftersales.domain.refunds import NO_REFUND, Breakdown, compute_refund
-from aftersales.domain.tickets import NewTicket, TimelineEntry, customer_words, ticket_number
+from aftersales.domain.tickets import NewTicket, TimelineEntry, customer_words
 from aftersales.services import idempotency
 from aftersales.services.lines import line_context
 from aftersales.services.quotes import quote_for_use
@@ -170,7 +171,6 @@ def create_ticket(
             if checked is None or not checked.actionable:
                 checked = assess(uow, caller, request, now, policy, key_claimed=True)
             result = _insert(uow, caller, request, checked, decisions, now, policy)
-            idempotency.CREATION.remember(uow, caller, request, result)
             uow.commit()
             return result
     except Conflict:
@@ -196,7 +196,7 @@ def _insert(
     now: datetime,
     policy: CreationPolicy,
 ) -> CreateResult:
-    """Number the ticket and write it with its first events."""
+    """Write the ticket with its first events and its key's result, numbering it last."""
     line, breakdown = assessment.line, assessment.breakdown
     assert line is not None and breakdown is not None  # an actionable assessment has both
     method = request.refund_method or decisions.method or assessment.method
@@ -205,8 +205,10 @@ def _insert(
     check_refund_method(request.kind, method, assessment.allowed_methods)
     recent = uow.tickets.opened_since(line.customer_id, now - policy.review_window)
     review = needs_review(breakdown.total_minor, policy.review_above_minor, recent, policy.review_recent_tickets)
-    ticket = NewTicket(
-        id=ticket_number(now.year, uow.tickets.next_number(now.year)),
+    # Everything is written with a placeholder for the number, drawn last (storage.opening): the year's counter
+    # stays locked from the draw to the commit, and every other create waits for it.
+    draft = NewTicket(
+        id=f"T-{now.year}-{uuid.uuid4().hex}",
         order_id=line.order_id,
         line_no=line.line_no,
         customer_id=line.customer_id,
@@ -221,9 +223,15 @@ def _insert(
         created_by=caller.id,
         created_at=now,
     )
-    events = _first_events(ticket, caller, decisions, review)
-    uow.tickets.add(ticket, events)
-    # The view is built from what was just written rather than read back: the row holds exactly these values.
+    events = _first_events(draft, caller, decisions, review)
+    drafted = _created(draft, line, events)
+    number = uow.tickets.open(draft, events, idempotency.CREATION.completion(caller, request, drafted))
+    return _created(replace(draft, id=number), line, events)
+
+
+def _created(ticket: NewTicket, line: LineContext, events: list[TimelineEntry]) -> CreateResult:
+    """The result of creating `ticket`."""
+    # Built from what is written rather than read back: the row holds exactly these values.
     view = view_of(_details(ticket, line), events[-TIMELINE_LIMIT:], len(events))
     return CreateResult(
         outcome="created",

@@ -16,6 +16,7 @@ from aftersales.domain.creation import KeyRecord, differing_fields, idempotency_
 from aftersales.domain.errors import Retryable
 from aftersales.services.housekeeping import Occasionally
 from aftersales.services.views import CancelResult, CreateResult
+from aftersales.storage.opening import KeyResult
 from aftersales.storage.unit_of_work import UnitOfWork
 
 PURGE = Occasionally()
@@ -72,16 +73,19 @@ class Keys(Generic[Result]):
         """Claim the key inside the writing transaction (result still empty); if it already answered, its replay."""
         key = request.idempotency_key
         # This key's own expired record must go before it can be claimed again; the rest only now and then.
-        uow.idempotency.drop_expired(caller.id, self.tool, key, now)
+        record = uow.idempotency.live(caller.id, self.tool, key, now)
         if PURGE.due(now):
             uow.idempotency.purge_expired(now)
-        existing = self.find(uow, caller, request, now)
-        if existing is not None:
-            return existing
+        if record is not None:
+            return self.replay(record, request)
         # Claimed before any rule is checked: a concurrent call with the same key now waits on (or fails) the unique
         # constraint instead of racing us through the rules. A broken rule rolls the claim back.
         uow.idempotency.claim(caller.id, self.tool, key, request.arguments(), now, now + ttl)
         return None
+
+    def completion(self, caller: Caller, request: KeyedRequest, result: Result) -> KeyResult:
+        """The key's record completed with `result`, for storage to write with the ticket it numbers."""
+        return KeyResult(caller.id, self.tool, request.idempotency_key, result.model_dump_json())
 
     def remember(self, uow: UnitOfWork, caller: Caller, request: KeyedRequest, result: Result) -> None:
         """Store the first call's result under its key, for every retry to replay."""

@@ -34,6 +34,16 @@ def driver_rows(session: Session, sql: str, params: tuple[Any, ...]) -> Sequence
     return _fetch(driver, sql.format(p=marker), params)
 
 
+def driver_writes(session: Session, sql: str, params: tuple[Any, ...]) -> Sequence[Sequence[Any]]:
+    """driver_rows for a statement that writes, in the unit of work's transaction: the driver's exceptions leave as
+    SQLAlchemy's, which storage.errors translates (a write a constraint refused is Conflict)."""
+    dbapi_error = session.get_bind().dialect.loaded_dbapi.Error
+    try:
+        return driver_rows(session, sql, params)
+    except dbapi_error as error:
+        raise DBAPIError.instance(sql, params, error, dbapi_error) from error
+
+
 def _alone(session: Session, sql: str, params: tuple[Any, ...]) -> Sequence[Sequence[Any]]:
     """The unit's one statement, on a pooled connection with no transaction around it (see the module docstring)."""
     if session.info[ONE_STATEMENT] == "used":

@@ -12,6 +12,7 @@ from aftersales.domain.enums import ReasonCode
 from aftersales.domain.quotes import Quote
 from aftersales.domain.refunds import Breakdown
 from aftersales.storage.base import table_of
+from aftersales.storage.driver import driver_writes
 from aftersales.storage.models import IdempotencyRecord
 from aftersales.storage.models import Quote as QuoteRow
 
@@ -79,6 +80,15 @@ COMPLETE_KEY = update(_records).where(*_KEY).values(result=bindparam("outcome"),
 DROP_EXPIRED_KEY = delete(_records).where(*_KEY, _records.c.expires_at <= bindparam("now"))
 
 
+# This key's expired record deleted and its live one read, in one round trip (a CTE's DELETE runs whether or not
+# the query reads it).
+LIVE_KEY_SQL = (
+    "WITH gone AS (DELETE FROM idempotency_records WHERE caller = {p} AND tool = {p} AND key = {p} "
+    "AND expires_at <= {p}) SELECT arguments, result FROM idempotency_records "
+    "WHERE caller = {p} AND tool = {p} AND key = {p} AND expires_at > {p}"
+)
+
+
 class IdempotencyRepository:
     """Idempotency records, unique per (caller, tool, key)."""
 
@@ -110,6 +120,14 @@ class IdempotencyRepository:
         """Store the result of the key's first call, with the ticket it created."""
         keyed = {"of_caller": caller, "of_tool": tool, "of_key": key}
         self.session.execute(COMPLETE_KEY, {**keyed, "outcome": result, "ticket": ticket_id})
+
+    def live(self, caller: str, tool: str, key: str, now: datetime) -> KeyRecord | None:
+        """Delete this key's record if it has expired, then return its live one (one statement on PostgreSQL)."""
+        if self.session.get_bind().dialect.name != "postgresql":
+            self.drop_expired(caller, tool, key, now)
+            return self.find(caller, tool, key, now)
+        rows = driver_writes(self.session, LIVE_KEY_SQL, (caller, tool, key, now) * 2)
+        return KeyRecord(arguments=json.loads(rows[0][0]), result=rows[0][1]) if rows else None
 
     def drop_expired(self, caller: str, tool: str, key: str, now: datetime) -> None:
         """Delete this key's record if it has expired (through the unique index), freeing the key."""

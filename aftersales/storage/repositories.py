@@ -5,8 +5,6 @@ from datetime import datetime
 from typing import Any, NamedTuple
 
 from sqlalchemy import bindparam, column, func, insert, select, table, update
-from sqlalchemy.dialects.postgresql import insert as postgresql_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from aftersales.domain.enums import TicketKind, TicketStatus
@@ -15,7 +13,8 @@ from aftersales.domain.refunds import paid_minor
 from aftersales.domain.tickets import NewTicket, TimelineEntry
 from aftersales.storage.base import listed, table_of
 from aftersales.storage.driver import driver_rows, json_rows, moment
-from aftersales.storage.models import Ticket, TicketEvent, TicketSequence, open_ticket_condition
+from aftersales.storage.models import Ticket, TicketEvent, open_ticket_condition
+from aftersales.storage.opening import KeyResult, open_ticket
 
 
 class TicketDetails(NamedTuple):
@@ -62,20 +61,13 @@ VIEW_SQL = {
 }
 
 
-_tickets, _sequences = table_of(Ticket), table_of(TicketSequence)
-# Statements of the create path, built once (see storage.handles).
+_tickets = table_of(Ticket)
+# A statement of the create path, built once (see storage.handles).
 OPENED_SINCE = (
     select(func.count())
     .select_from(_tickets)
     .where(_tickets.c.customer_id == bindparam("customer"), _tickets.c.created_at >= bindparam("since"))
 )
-NEXT_NUMBER = {
-    name: upsert(_sequences)
-    .values(year=bindparam("year"), last_value=1)
-    .on_conflict_do_update(index_elements=["year"], set_={"last_value": _sequences.c.last_value + 1})
-    .returning(_sequences.c.last_value)
-    for name, upsert in (("postgresql", postgresql_insert), ("sqlite", sqlite_insert))
-}
 
 
 class TicketWithTimeline(NamedTuple):
@@ -124,16 +116,9 @@ class TicketRepository:
         """How many tickets a customer opened since `since`."""
         return self.session.scalar(OPENED_SINCE, {"customer": customer_id, "since": since}) or 0
 
-    def next_number(self, year: int) -> int:
-        """Take the next ticket sequence number of `year`, atomically (an upsert holds the row until commit)."""
-        statement = NEXT_NUMBER[self.session.get_bind().dialect.name]
-        return int(self.session.execute(statement, {"year": year}).scalar_one())
-
-    def add(self, ticket: NewTicket, events: list[TimelineEntry]) -> None:
-        """Insert a new ticket and its first events (Core statements: no ORM objects to track on the write path)."""
-        row = ticket_row(ticket)
-        self.session.execute(insert(table_of(Ticket)), row)  # before its events, which reference it
-        self.record(ticket.id, events)
+    def open(self, draft: NewTicket, events: list[TimelineEntry], key: KeyResult) -> str:
+        """Number a drafted ticket and write it, its events and its key's result, last (storage.opening)."""
+        return open_ticket(self.session, draft, events, key)
 
     def move(self, ticket_id: str, current: TicketStatus, new: TicketStatus, at: datetime) -> bool:
         """Change a ticket's status only while it still is `current` (compare and set); say whether it changed.
@@ -256,28 +241,3 @@ def _line_facts(raw: Sequence[Any]) -> LineFactsRow:
     if row[7] is not None:
         row[13], row[14] = bool(row[13]), bool(row[14])
     return LineFactsRow(*row)
-
-
-def ticket_row(ticket: NewTicket) -> dict[str, Any]:
-    """The tickets row of a new ticket, column by column (the fake unit of work in the tests stores the same)."""
-    refund = ticket.refund
-    return {
-        "id": ticket.id,
-        "order_id": ticket.order_id,
-        "line_no": ticket.line_no,
-        "customer_id": ticket.customer_id,
-        "quantity": ticket.quantity,
-        "kind": ticket.kind.value,
-        "reason_code": ticket.reason.value,
-        "description": ticket.description,
-        "refund_method": ticket.refund_method.value if ticket.refund_method else None,
-        "currency": ticket.currency,
-        "item_amount_minor": refund.item_amount_minor,
-        "restocking_fee_minor": refund.restocking_fee_minor,
-        "shipping_refund_minor": refund.shipping_refund_minor,
-        "refund_total_minor": refund.total_minor,
-        "status": ticket.status.value,
-        "created_by": ticket.created_by,
-        "created_at": ticket.created_at,
-        "updated_at": ticket.created_at,
-    }

@@ -2,6 +2,7 @@
 never more units than bought."""
 
 import random
+import threading
 from datetime import timedelta
 
 from sqlalchemy import func, select
@@ -9,6 +10,7 @@ from sqlalchemy import func, select
 from aftersales.clock import as_utc, now
 from aftersales.domain.enums import ReasonCode, RefundMethod, TicketKind
 from aftersales.domain.errors import AfterSalesError, RuleViolation
+from aftersales.services import creation
 from aftersales.services.quotes import estimate_refund
 from aftersales.storage.models import Order, Ticket
 from tests.support.clients import ALICE
@@ -93,3 +95,55 @@ def test_concurrent_estimates_and_creates_never_cover_more_units_than_were_bough
             )
         )
     assert 1 <= held <= 3
+
+
+def number_of(result) -> int:
+    """The sequence number of a created ticket (T-YYYY-NNNN)."""
+    return int(result.ticket.ticket_id.rsplit("-", 1)[1])
+
+
+def test_creates_that_lose_their_line_to_another_leave_no_gap_in_the_numbers(app, stories):
+    order_id = stories["cheap_tshirts_in_window"]["order_id"]
+    results = run_concurrently(8, lambda _: create(app, ticket_request(order_id)))
+    [winner] = [r for r in results if not isinstance(r, Exception)]
+    order_id, line_no = repairable_lines(app, 1)[0]
+    after = create(app, ticket_request(order_id, line_no=line_no, kind=TicketKind.REPAIR, refund_method=None))
+    assert number_of(after) == number_of(winner) + 1
+
+
+def test_a_create_on_another_line_commits_while_the_first_is_still_writing_on_postgresql(app, backend, monkeypatch):
+    (slow_order, slow_line), (quick_order, quick_line) = repairable_lines(app, 2)
+    writing, release = threading.Event(), threading.Event()
+    first_events = creation._first_events
+
+    def slow_first_events(*args):
+        if threading.current_thread().name == "slow":
+            writing.set()
+            release.wait(10)
+        return first_events(*args)
+
+    monkeypatch.setattr(creation, "_first_events", slow_first_events)
+    results = {}
+
+    def open_repair(order_id: str, line_no: int) -> None:
+        request = ticket_request(order_id, line_no=line_no, kind=TicketKind.REPAIR, refund_method=None)
+        results[threading.current_thread().name] = create(app, request)
+
+    slow = threading.Thread(target=open_repair, args=(slow_order, slow_line), name="slow")
+    quick = threading.Thread(target=open_repair, args=(quick_order, quick_line), name="quick")
+    slow.start()
+    assert writing.wait(10)
+    quick.start()
+    quick.join(5 if backend == "postgresql" else 0.3)
+    finished_first = not quick.is_alive()
+    release.set()
+    slow.join(10)
+    quick.join(10)
+    if backend == "postgresql":
+        # The first holds its transaction open with its rows prepared; the ticket counter is not locked until its
+        # last statement, so the second draws the next number and commits meanwhile.
+        assert finished_first
+        assert number_of(results["slow"]) == number_of(results["quick"]) + 1
+    else:
+        assert not finished_first  # SQLite admits one writer: the second queues on the process's write lock
+        assert number_of(results["quick"]) == number_of(results["slow"]) + 1

@@ -12,7 +12,7 @@ from datetime import timedelta
 
 import pytest
 from freezegun import freeze_time
-from sqlalchemy import select
+from sqlalchemy import delete, insert, select
 
 from aftersales.clock import now
 from aftersales.domain.creation import TicketRequest
@@ -21,7 +21,7 @@ from aftersales.domain.errors import HandleExpired, NotFound, RuleViolation
 from aftersales.services.creation import Decisions, preflight
 from aftersales.services.quotes import estimate_refund
 from aftersales.services.tickets import query_ticket
-from aftersales.storage.models import Ticket
+from aftersales.storage.models import IdempotencyRecord, Ticket, TicketSequence
 from aftersales.storage.repositories import TicketRepository
 from tests.support.clients import ALICE, BOB
 from tests.support.creation import POLICY, create, ticket_request
@@ -132,3 +132,28 @@ def test_a_created_ticket_answers_with_the_view_a_query_reads_back_without_readi
     for result in created:
         assert result.ticket is not None
         assert query_ticket(app.uow(one_statement=True), result.ticket.ticket_id) == result.ticket
+
+
+def test_a_new_ticket_is_answered_as_a_query_reads_it_back_and_replayed_as_it_was_answered(app, stories):
+    req = ticket_request(stories["cheap_tshirts_in_window"]["order_id"])
+    first = create(app, req)
+    assert first.ticket == query_ticket(app.uow(), first.ticket.ticket_id)
+    again = create(app, req)
+    assert again.model_dump(exclude={"outcome", "next_step"}) == first.model_dump(exclude={"outcome", "next_step"})
+    with app.uow() as uow:
+        record = uow.session.execute(select(IdempotencyRecord).where(IdempotencyRecord.key == req.idempotency_key))
+        stored = record.scalar_one()
+        assert stored.ticket_id == first.ticket.ticket_id
+        assert stored.result == first.model_dump_json()
+
+
+def test_the_ten_thousandth_ticket_of_a_year_is_numbered_with_five_digits(app, stories):
+    year = now().year
+    with app.uow(write=True) as uow:
+        uow.session.execute(delete(TicketSequence).where(TicketSequence.year == year))
+        uow.session.execute(insert(TicketSequence).values(year=year, last_value=9998))
+        uow.commit()
+    first = create(app, ticket_request(stories["cheap_tshirts_in_window"]["order_id"]))
+    second = create(app, ticket_request(stories["headphones_in_window_qty3"]["order_id"]))
+    assert (first.ticket.ticket_id, second.ticket.ticket_id) == (f"T-{year}-9999", f"T-{year}-10000")
+    assert query_ticket(app.uow(), f"T-{year}-10000") == second.ticket

@@ -15,11 +15,12 @@ from aftersales.domain.enums import TicketKind, TicketStatus
 from aftersales.domain.policy import holds_units
 from aftersales.domain.quotes import Quote
 from aftersales.domain.refunds import paid_minor
-from aftersales.domain.tickets import NewTicket, TimelineEntry
+from aftersales.domain.tickets import NewTicket, TimelineEntry, ticket_number
 from aftersales.seeding.generator import World
 from aftersales.seeding.loader import shift_for
 from aftersales.storage.errors import Conflict
-from aftersales.storage.repositories import LineFactsRow, TicketDetails, TicketWithTimeline, ticket_row
+from aftersales.storage.opening import KeyResult, ticket_row
+from aftersales.storage.repositories import LineFactsRow, TicketDetails, TicketWithTimeline
 from tests.support.fake_listings import FakeListings
 
 
@@ -83,7 +84,7 @@ class FakeTickets:
     """TicketRepository over the tables."""
 
     def __init__(self, tables: Tables) -> None:
-        self.rows = tables.rows
+        self.rows, self.keys = tables.rows, tables.keys
 
     def details(self, ticket_id: str) -> TicketDetails | None:
         ticket = next((t for t in self.rows["tickets"] if t["id"] == ticket_id), None)
@@ -106,22 +107,23 @@ class FakeTickets:
     def opened_since(self, customer_id: str, since: datetime) -> int:
         return sum(t["customer_id"] == customer_id and t["created_at"] >= since for t in self.rows["tickets"])
 
-    def next_number(self, year: int) -> int:
+    def open(self, draft: NewTicket, events: list[TimelineEntry], key: KeyResult) -> str:
+        open_here = [
+            t for t in self.rows["tickets"] if (t["order_id"], t["line_no"]) == (draft.order_id, draft.line_no)
+        ]
+        if draft.status.is_open and any(TicketStatus(t["status"]).is_open for t in open_here):
+            raise Conflict("uq_tickets_open_order_line")  # what the partial unique index does in storage
+        year = draft.created_at.year
         counter = next((s for s in self.rows["ticket_sequences"] if s["year"] == year), None)
         if counter is None:
             counter = {"year": year, "last_value": 0}
             self.rows["ticket_sequences"].append(counter)
         counter["last_value"] += 1
-        return int(counter["last_value"])
-
-    def add(self, ticket: NewTicket, events: list[TimelineEntry]) -> None:
-        open_here = [
-            t for t in self.rows["tickets"] if (t["order_id"], t["line_no"]) == (ticket.order_id, ticket.line_no)
-        ]
-        if ticket.status.is_open and any(TicketStatus(t["status"]).is_open for t in open_here):
-            raise Conflict("uq_tickets_open_order_line")  # what the partial unique index does in storage
-        self.rows["tickets"].append(ticket_row(ticket))
-        self.record(ticket.id, events)
+        number = ticket_number(year, counter["last_value"])
+        self.rows["tickets"].append(ticket_row(draft, number))
+        self.record(number, events)
+        self.keys[(key.caller, key.tool, key.key)].update(result=key.result.replace(draft.id, number), ticket_id=number)
+        return number
 
     def move(self, ticket_id: str, current: TicketStatus, new: TicketStatus, at: datetime) -> bool:
         ticket = next((t for t in self.rows["tickets"] if t["id"] == ticket_id), None)
@@ -225,6 +227,10 @@ class FakeKeys:
 
     def complete(self, caller: str, tool: str, key: str, result: str, ticket_id: str | None) -> None:
         self.keys[(caller, tool, key)].update(result=result, ticket_id=ticket_id)
+
+    def live(self, caller: str, tool: str, key: str, now: datetime) -> KeyRecord | None:
+        self.drop_expired(caller, tool, key, now)
+        return self.find(caller, tool, key, now)
 
     def drop_expired(self, caller: str, tool: str, key: str, now: datetime) -> None:
         record = self.keys.get((caller, tool, key))
