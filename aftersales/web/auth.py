@@ -85,6 +85,7 @@ class BearerAuth:
         if verified is None:
             claims = verify(self.keys, token, moment)
             user = AuthenticatedUser(access_token_for(claims.caller, int(claims.expires_at.timestamp()), claims.world))
+            # Every request with this token gets these same objects, concurrently: nothing may change them.
             verified = (claims, user, AuthCredentials(sorted(claims.caller.scopes)))
             if len(self._verified) >= 4096:
                 self._verified.clear()

@@ -5,6 +5,7 @@ import random
 import threading
 from datetime import timedelta
 
+import pytest
 from sqlalchemy import func, select
 
 from aftersales.clock import as_utc, now
@@ -14,7 +15,7 @@ from aftersales.services import creation
 from aftersales.services.quotes import estimate_refund
 from aftersales.storage.models import Order, Ticket
 from tests.support.clients import ALICE
-from tests.support.creation import POLICY, create, ticket_request
+from tests.support.creation import CONFIRMED, POLICY, create, ticket_request
 from tests.support.database import count_rows
 from tests.support.threads import run_concurrently
 
@@ -106,6 +107,20 @@ def test_creates_that_lose_their_line_to_another_leave_no_gap_in_the_numbers(app
     order_id = stories["cheap_tshirts_in_window"]["order_id"]
     results = run_concurrently(8, lambda _: create(app, ticket_request(order_id)))
     [winner] = [r for r in results if not isinstance(r, Exception)]
+    order_id, line_no = repairable_lines(app, 1)[0]
+    after = create(app, ticket_request(order_id, line_no=line_no, kind=TicketKind.REPAIR, refund_method=None))
+    assert number_of(after) == number_of(winner) + 1
+
+
+def test_a_create_whose_checked_line_was_taken_meanwhile_is_refused_and_burns_no_number(app, stories):
+    # Deterministic draw-then-fail: the rules were checked before another create took the line, so this one reaches
+    # the write with a stale check, meets the open-ticket constraint and must roll back the number it drew.
+    order_id = stories["cheap_tshirts_in_window"]["order_id"]
+    stale = ticket_request(order_id)
+    checked = creation.preflight(app.uow(), ALICE, stale, now(), POLICY)
+    winner = create(app, ticket_request(order_id))
+    with pytest.raises(RuleViolation, match="already has an open ticket"):
+        creation.create_ticket(app.uow(write=True), ALICE, stale, CONFIRMED, now(), POLICY, checked)
     order_id, line_no = repairable_lines(app, 1)[0]
     after = create(app, ticket_request(order_id, line_no=line_no, kind=TicketKind.REPAIR, refund_method=None))
     assert number_of(after) == number_of(winner) + 1

@@ -8,6 +8,7 @@ scoped by caller and kept 24 hours. The SQL of units held and of a line's open t
 in test_storage_rules.py; races between concurrent creates are in test_concurrency.py.
 """
 
+import dataclasses
 from datetime import timedelta
 
 import pytest
@@ -17,8 +18,8 @@ from sqlalchemy import delete, insert, select
 from aftersales.clock import now
 from aftersales.domain.creation import TicketRequest
 from aftersales.domain.enums import ReasonCode, TicketKind
-from aftersales.domain.errors import HandleExpired, NotFound, RuleViolation
-from aftersales.services.creation import Decisions, preflight
+from aftersales.domain.errors import AfterSalesError, HandleExpired, NotFound, RuleViolation
+from aftersales.services.creation import Decisions, may_ask, preflight
 from aftersales.services.quotes import estimate_refund
 from aftersales.services.tickets import query_ticket
 from aftersales.storage.models import IdempotencyRecord, Ticket, TicketSequence
@@ -157,3 +158,23 @@ def test_the_ten_thousandth_ticket_of_a_year_is_numbered_with_five_digits(app, s
     second = create(app, ticket_request(stories["headphones_in_window_qty3"]["order_id"]))
     assert (first.ticket.ticket_id, second.ticket.ticket_id) == (f"T-{year}-9999", f"T-{year}-10000")
     assert query_ticket(app.uow(), f"T-{year}-10000") == second.ticket
+
+
+@pytest.mark.parametrize("confirm_above", [POLICY.confirm_above_minor, -1])  # -1: even a zero refund is confirmed
+def test_a_request_that_may_ask_nothing_is_never_assessed_as_asking(app, stories, confirm_above):
+    # The tool skips the questions' preflight when may_ask says none can come up; this holds it to the assessment.
+    policy = dataclasses.replace(POLICY, confirm_above_minor=confirm_above)
+    silent = 0
+    for story in stories.values():
+        if "order_id" not in story:
+            continue
+        for kind in TicketKind:
+            request = ticket_request(story["order_id"], kind=kind, refund_method=None)
+            try:
+                assessment = preflight(app.uow(), ALICE, request, now(), policy)
+            except AfterSalesError:
+                continue  # refused: it asks nothing either
+            asks = assessment.needs_method or assessment.needs_confirmation(policy)
+            assert may_ask(request, policy) or not asks, (story["order_id"], kind)
+            silent += assessment.actionable and not kind.refunds
+    assert silent > 0  # actionable repairs or exchanges were assessed, under both thresholds

@@ -7,6 +7,7 @@ from mcp.server.elicitation import render_elicitation_schema
 from pydantic import BaseModel
 from pydantic.json_schema import GenerateJsonSchema
 
+from aftersales.mcp import forms
 from aftersales.mcp.forms import CancelConfirmForm, ConfirmForm, RefundMethodForm
 
 
@@ -20,7 +21,8 @@ class CountingSchema(GenerateJsonSchema):
         return super().generate(*args, **kwargs)
 
 
-def test_a_forms_schema_is_generated_once_however_often_a_round_renders_it() -> None:
+def test_a_forms_schema_is_generated_once_however_often_a_round_renders_it(monkeypatch) -> None:
+    monkeypatch.setattr(forms, "_SCHEMAS", {})  # an empty cache, whatever ran before in this process
     CountingSchema.generated = 0
     for _ in range(3):
         RefundMethodForm.model_json_schema(schema_generator=CountingSchema)
