@@ -17,6 +17,7 @@ from typing import Any
 from aftersales.clock import now
 from bench import eval as evaluation
 from bench import extras, report, worlds
+from bench.locks import lock_waits
 from bench.measure import measure, median, median_row
 from bench.scale import scale
 from bench.scenarios import Inputs, build_world, inputs_from, postgres_url, scenarios, sqlite_url
@@ -135,7 +136,9 @@ async def throughput(args: argparse.Namespace, postgres: str | None, result: dic
                 scaling[name].append(await measure(server, token, "query_ticket", query, args))
             for name, (server, token) in creates.items():  # every create takes a line no earlier one took
                 create = backends["postgresql"].operations["create_ticket"]
-                scaling[name].append(await measure(server, token, "create_ticket", create, args))
+                with lock_waits(urls["postgresql"]) as waits:
+                    row = await measure(server, token, "create_ticket", create, args)
+                scaling[name].append({**row, "lock_wait_share": waits.share})
         result["throughput"] = {"floor": median_row(floor_rows), **sqlite.summary(args.connections)}
         if "postgresql" in backends:
             result["postgresql"] = {"floor": median_row(floor_rows), **backends["postgresql"].summary(args.connections)}
@@ -147,6 +150,9 @@ async def throughput(args: argparse.Namespace, postgres: str | None, result: dic
                 ),
                 rps_one_worker=median_row(scaling["creates x1"])["rps"],
                 rps_two_workers=median_row(scaling["creates x2"])["rps"],
+                # The direct measure: how much of the busy sessions' time went to waiting on a lock.
+                lock_wait_share_one_worker=median([row["lock_wait_share"] for row in scaling["creates x1"]]),
+                lock_wait_share_two_workers=median([row["lock_wait_share"] for row in scaling["creates x2"]]),
             )
         result["workers_scaling"] = median(
             [two_["rps"] / one["rps"] for two_, one in zip(scaling["query x2"], scaling["query x1"], strict=True)]
