@@ -3,7 +3,7 @@
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sqlalchemy import text
 
@@ -11,9 +11,8 @@ from aftersales.storage.database import make_engine
 
 EVERY = 0.02  # seconds between samples of pg_stat_activity
 SAMPLE = text(
-    "SELECT count(*) FILTER (WHERE wait_event_type = 'Lock'), count(*) FILTER (WHERE state = 'active') "
-    "FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() "
-    "AND backend_type = 'client backend'"
+    "SELECT wait_event_type = 'Lock' AS waiting, wait_event FROM pg_stat_activity WHERE state = 'active' "
+    "AND datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'"
 )
 
 
@@ -23,6 +22,7 @@ class LockWaits:
 
     waiting: int = 0
     busy: int = 0
+    events: dict[str, int] = field(default_factory=dict)  # the lock waited for (transactionid: a row another holds)
 
     @property
     def share(self) -> float:
@@ -39,8 +39,11 @@ def lock_waits(database_url: str) -> Iterator[LockWaits]:
     def sample() -> None:
         with engine.connect() as connection:
             while not stop.wait(EVERY):
-                waiting, busy = connection.execute(SAMPLE).one()
-                found.waiting, found.busy = found.waiting + waiting, found.busy + busy
+                for waiting, event in connection.execute(SAMPLE):
+                    found.busy += 1
+                    if waiting:
+                        found.waiting += 1
+                        found.events[event] = found.events.get(event, 0) + 1
 
     sampler = threading.Thread(target=sample, name="lock-waits", daemon=True)
     sampler.start()

@@ -138,7 +138,7 @@ async def throughput(args: argparse.Namespace, postgres: str | None, result: dic
                 create = backends["postgresql"].operations["create_ticket"]
                 with lock_waits(urls["postgresql"]) as waits:
                     row = await measure(server, token, "create_ticket", create, args)
-                scaling[name].append({**row, "lock_wait_share": waits.share})
+                scaling[name].append({**row, "lock_wait_share": waits.share, "lock_waits": waits.events})
         result["throughput"] = {"floor": median_row(floor_rows), **sqlite.summary(args.connections)}
         if "postgresql" in backends:
             result["postgresql"] = {"floor": median_row(floor_rows), **backends["postgresql"].summary(args.connections)}
