@@ -18,7 +18,7 @@ from pathlib import Path
 
 from bench.load import drive
 from bench.run import WORK
-from bench.scenarios import build_world, inputs_from, scenarios, sqlite_url
+from bench.scenarios import inputs_from, kept_world, scenarios
 from bench.servers import start_aftersales, start_floor
 
 # Substrings of a raw stack frame ("function (file:line)") that mark a layer; a sample counts once per layer.
@@ -84,11 +84,7 @@ def summarise(raw: Path, top: int) -> None:
 
 
 async def profile(args: argparse.Namespace) -> None:
-    database = WORK / "profile.db"
-    url = f"sqlite:///{database}"
-    if not database.exists() or args.rebuild:
-        print(f"building {database} ...", flush=True)
-        build_world(sqlite_url(database), 20000, 60000, 20000, progress=False)
+    url = kept_world(WORK / "profile.db", args.rebuild)
     operation = scenarios(inputs_from(url))[args.scenario]
     if args.floor:
         server, token = start_floor(WORK / "servers.log"), None

@@ -21,7 +21,7 @@ import aiohttp
 
 from bench.load import Session
 from bench.run import WORK
-from bench.scenarios import answers, build_world, inputs_from, sqlite_url
+from bench.scenarios import answers, inputs_from, kept_world
 from bench.servers import Server, start_aftersales
 
 
@@ -70,11 +70,7 @@ async def batch(server: Server, session: Session, inputs: Any, calls: int, offse
 
 
 async def run(args: argparse.Namespace) -> None:
-    database = WORK / "rounds.db"
-    url = f"sqlite:///{database}"
-    if not database.exists() or args.rebuild:
-        print(f"building {database} ...", flush=True)
-        build_world(sqlite_url(database), 20000, 60000, 20000, progress=False)
+    url = kept_world(WORK / "rounds.db", args.rebuild)
     inputs = inputs_from(url)
     needed = (args.batches + 1) * args.calls
     if len(inputs.returnable) < needed or len(inputs.repairable) < needed:

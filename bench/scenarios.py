@@ -19,6 +19,14 @@ from aftersales.storage.models import Category, Order, OrderLine, Product, Ticke
 from bench.load import Session
 
 
+def kept_world(database: Path, rebuild: bool = False) -> str:
+    """The URL of a generated SQLite world kept in `database` between runs, built when absent or asked to."""
+    if not database.exists() or rebuild:
+        print(f"building {database} ...", flush=True)
+        build_world(sqlite_url(database), 20000, 60000, 20000, progress=False)
+    return f"sqlite:///{database}"
+
+
 def sqlite_url(database: Path) -> str:
     """The URL of a SQLite file, after removing what an earlier run left there."""
     database.parent.mkdir(parents=True, exist_ok=True)
