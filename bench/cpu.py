@@ -10,15 +10,14 @@ variant is a name and the environment its server starts with, to compare setting
 """
 
 import argparse
-import asyncio
 import os
 import statistics
 from typing import Any
 
 from bench.load import drive
 from bench.profile import WORK
-from bench.scenarios import build_world, inputs_from, scenarios, sqlite_url
-from bench.servers import Server, start_aftersales, start_floor
+from bench.scenarios import inputs_from, kept_world, scenarios
+from bench.servers import Server, run_in_work, start_aftersales, start_floor
 
 
 async def measure(server: Server, token: str | None, operation: Any, args: argparse.Namespace) -> tuple[float, float]:
@@ -43,10 +42,7 @@ def variants(specs: list[str]) -> dict[str, dict[str, str]]:
 
 
 async def run(args: argparse.Namespace) -> None:
-    database = WORK / "profile.db"
-    url = f"sqlite:///{database}"
-    if not database.exists():
-        build_world(sqlite_url(database), 20000, 60000, 20000, progress=False)
+    url = kept_world(WORK / "profile.db")
     operations = scenarios(inputs_from(url))
     servers = variants(args.variant)
     figures: dict[str, list[tuple[float, float]]] = {}
@@ -88,9 +84,7 @@ def main() -> int:
     parser.add_argument("--warmup", type=float, default=2.0)
     parser.add_argument("--connections", type=int, default=16)
     args = parser.parse_args()
-    WORK.mkdir(parents=True, exist_ok=True)
-    asyncio.run(run(args))
-    return 0
+    return run_in_work(run, args)
 
 
 if __name__ == "__main__":

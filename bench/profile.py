@@ -9,7 +9,6 @@ SQLAlchemy, driver, pydantic).
 """
 
 import argparse
-import asyncio
 import subprocess
 import sys
 import time
@@ -19,7 +18,7 @@ from pathlib import Path
 from bench.load import drive
 from bench.run import WORK
 from bench.scenarios import inputs_from, kept_world, scenarios
-from bench.servers import start_aftersales, start_floor
+from bench.servers import run_in_work, start_aftersales, start_floor
 
 # Substrings of a raw stack frame ("function (file:line)") that mark a layer; a sample counts once per layer.
 LAYERS = {
@@ -127,9 +126,7 @@ def main() -> int:
     if args.summarise:
         summarise(args.summarise, args.top)
         return 0
-    WORK.mkdir(parents=True, exist_ok=True)
-    asyncio.run(profile(args))
-    return 0
+    return run_in_work(profile, args)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,6 @@ rounds" adds the two rounds' figures.
 """
 
 import argparse
-import asyncio
 import json
 import statistics
 import time
@@ -22,7 +21,7 @@ import aiohttp
 from bench.load import Session
 from bench.run import WORK
 from bench.scenarios import answers, inputs_from, kept_world
-from bench.servers import Server, start_aftersales
+from bench.servers import Server, run_in_work, start_aftersales
 
 
 async def batch(server: Server, session: Session, inputs: Any, calls: int, offset: int) -> dict[str, list[float]]:
@@ -102,9 +101,7 @@ def main() -> int:
     parser.add_argument("--calls", type=int, default=100)
     parser.add_argument("--rebuild", action="store_true", help="Generate the world again (creates use up lines).")
     args = parser.parse_args()
-    WORK.mkdir(parents=True, exist_ok=True)
-    asyncio.run(run(args))
-    return 0
+    return run_in_work(run, args)
 
 
 if __name__ == "__main__":

@@ -1,12 +1,16 @@
 """The server processes a bench run starts (aftersales and the floor), and what /proc says about them."""
 
+import argparse
+import asyncio
 import os
 import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -147,3 +151,10 @@ def start_floor(log: Path, workers: int = 1) -> Server:
     if workers > 1:
         time.sleep(2)  # uvicorn answers once one worker does; give the other time to import
     return server
+
+
+def run_in_work(main: Callable[[argparse.Namespace], Coroutine[Any, Any, None]], args: argparse.Namespace) -> int:
+    """Run a bench command's coroutine with its parsed arguments, its working folder made first; exit status 0."""
+    WORK.mkdir(parents=True, exist_ok=True)
+    asyncio.run(main(args))
+    return 0
