@@ -7,6 +7,10 @@ variant is a name and the environment its server starts with, to compare setting
 (PYTHONPATH=/path/to/checkout runs that checkout's code):
 
     .venv/bin/python -m bench.cpu query_ticket --variant main=PYTHONPATH=/tmp/main --variant here= --rounds 5
+
+`--ablate` adds variants that take parts of a call out (bench.ablated), to show what each part costs:
+
+    .venv/bin/python -m bench.cpu query_ticket --ablate --rounds 5
 """
 
 import argparse
@@ -14,6 +18,7 @@ import os
 import statistics
 from typing import Any
 
+from bench.ablated import ABLATE
 from bench.load import drive
 from bench.profile import WORK
 from bench.scenarios import inputs_from, kept_world, scenarios
@@ -32,19 +37,31 @@ async def measure(server: Server, token: str | None, operation: Any, args: argpa
     return 1000 * spent / calls, calls / outcome.wall
 
 
-def variants(specs: list[str]) -> dict[str, dict[str, str]]:
-    """NAME=KEY=VALUE,KEY=VALUE (or NAME=) specs as environments by name."""
+# What --ablate compares with the whole server: bench.ablated's ablations, alone and together.
+ABLATIONS = {
+    "no-middlewares": "middlewares",
+    "no-read": "read",
+    "no-read-no-middlewares": "read+middlewares",
+    "executor-hop": "executor",
+    "no-hop": "hop",
+}
+
+
+def variants(specs: list[str], ablate: bool = False) -> dict[str, dict[str, str]]:
+    """NAME=KEY=VALUE,KEY=VALUE (or NAME=) specs as environments by name, then the ablations when asked."""
     found: dict[str, dict[str, str]] = {}
     for spec in specs or ["here="]:
         name, _, rest = spec.partition("=")
         found[name] = dict(pair.split("=", 1) for pair in rest.split(",") if pair)
+    if ablate:
+        found.update({name: {ABLATE: ablations} for name, ablations in ABLATIONS.items()})
     return found
 
 
 async def run(args: argparse.Namespace) -> None:
     url = kept_world(WORK / "profile.db")
     operations = scenarios(inputs_from(url))
-    servers = variants(args.variant)
+    servers = variants(args.variant, args.ablate)
     figures: dict[str, list[tuple[float, float]]] = {}
     for _ in range(args.rounds):
         floor = start_floor(WORK / "servers.log")
@@ -56,7 +73,8 @@ async def run(args: argparse.Namespace) -> None:
             saved = dict(os.environ)
             os.environ.update(environment)
             try:
-                server, token = start_aftersales(url, WORK / "servers.log")
+                module = "bench.ablated" if ABLATE in environment else "aftersales"
+                server, token = start_aftersales(url, WORK / "servers.log", module=module)
             finally:
                 os.environ.clear()
                 os.environ.update(saved)
@@ -72,13 +90,14 @@ async def run(args: argparse.Namespace) -> None:
     for name, rounds in figures.items():
         cpu = statistics.median(ms for ms, _ in rounds)
         rps = statistics.median(r for _, r in rounds)
-        print(f"{name:32s} cpu {cpu:.3f} ms/call  {rps:7.1f} rps  ratio {rps / floor_rps:.3f}")
+        print(f"{name:40s} cpu {cpu:.3f} ms/call  {rps:7.1f} rps  ratio {rps / floor_rps:.3f}")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("scenarios", nargs="*", default=["query_ticket", "estimate_refund"])
     parser.add_argument("--variant", action="append", default=[], help="NAME=ENV=VALUE,...; repeat to compare.")
+    parser.add_argument("--ablate", action="store_true", help="Add bench.ablated's variants (see its docstring).")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--duration", type=float, default=8.0)
     parser.add_argument("--warmup", type=float, default=2.0)

@@ -104,8 +104,12 @@ class Server:
         self.process.wait(60)
 
 
-def start_aftersales(database_url: str, log: Path, workers: int = 1, name: str = "aftersales") -> tuple[Server, str]:
-    """`aftersales serve --workers N` on a free port against `database_url`; return it and a caller token."""
+def start_aftersales(
+    database_url: str, log: Path, workers: int = 1, name: str = "aftersales", module: str = "aftersales"
+) -> tuple[Server, str]:
+    """`aftersales serve --workers N` on a free port against `database_url`; return it and a caller token.
+
+    `module` runs another entry point with the same command line (bench.ablated)."""
     env = {
         **os.environ,
         **UNLIMITED,
@@ -116,7 +120,8 @@ def start_aftersales(database_url: str, log: Path, workers: int = 1, name: str =
     port = free_port()
     with log.open("ab") as sink:
         process = subprocess.Popen(
-            [sys.executable, "-m", "aftersales", "serve", "--port", str(port), "--workers", str(workers)],
+            [sys.executable, "-m", module, "serve", "--port", str(port), "--workers", str(workers)],
+            cwd=REPO_ROOT,
             env=env,
             stdout=subprocess.DEVNULL,
             stderr=sink,
