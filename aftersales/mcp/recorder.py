@@ -1,5 +1,6 @@
 """Observe every tools/call: the audit record and the metrics, taken from what actually went back to the client."""
 
+import functools
 import logging
 import threading
 import time
@@ -9,6 +10,7 @@ from typing import Any
 
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.shared.exceptions import MCPError
+from pydantic import BaseModel
 
 from aftersales.clock import now
 from aftersales.domain.calls import ARGUMENT_ERRORS, FAILED, UNKNOWN, repeats_failure, tool_label
@@ -19,6 +21,8 @@ from aftersales.storage.audit import AuditLog, CallRecord
 from aftersales.worlds.context import current_id
 
 log = logging.getLogger(__name__)
+# The top-level fields of a result that say how a call ended, by their names on the wire.
+OUTCOME_FIELDS = frozenset({"resultType", "inputRequests", "isError", "_meta", "structuredContent"})
 
 
 class CallRecorder:
@@ -112,7 +116,7 @@ class CallRecorder:
 
 def classify(result: HandlerResult) -> tuple[str, str | None, bool]:
     """(outcome, error kind, replayed) of a tools/call result as the client receives it."""
-    data = result if isinstance(result, dict) else (result.model_dump(by_alias=True) if result is not None else {})
+    data = result if isinstance(result, dict) else (_wire_fields(result) if result is not None else {})
     if data.get("resultType") == "input_required" or "inputRequests" in data:
         return "input_required", None, False
     if data.get("isError"):
@@ -120,3 +124,18 @@ def classify(result: HandlerResult) -> tuple[str, str | None, bool]:
         return "tool_error", str(meta.get("aftersales/error", "tool")), False
     structured = data.get("structuredContent") or {}
     return "ok", None, structured.get("outcome") == "replayed"
+
+
+def _wire_fields(result: BaseModel) -> dict[str, Any]:
+    """The result's OUTCOME_FIELDS by wire name, as model_dump(by_alias=True) has them, without dumping the content
+    (every call is classified, and a ticket's content is most of its result)."""
+    found = {wire: getattr(result, name) for name, wire in _outcome_fields(type(result))}
+    found.update((key, value) for key, value in (result.model_extra or {}).items() if key in OUTCOME_FIELDS)
+    return found
+
+
+@functools.cache
+def _outcome_fields(kind: type[BaseModel]) -> tuple[tuple[str, str], ...]:
+    """(attribute, wire name) of each of a result type's fields that classify reads."""
+    wire = ((name, field.serialization_alias or field.alias or name) for name, field in kind.model_fields.items())
+    return tuple((name, alias) for name, alias in wire if alias in OUTCOME_FIELDS)

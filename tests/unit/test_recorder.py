@@ -63,6 +63,19 @@ def test_a_round_that_asks_the_person_is_input_required_not_ok():
     assert classify({"inputRequests": {}}) == ("input_required", None, False)
 
 
+def test_a_result_is_classified_as_its_wire_form_is_without_dumping_its_content():
+    asked = InputRequiredResult(
+        input_requests={"method": ElicitRequest(params=ElicitRequestFormParams(message="?", requested_schema={}))},
+        request_state="sealed",
+    )
+    bare = CallToolResult(content=[TextContent(type="text", text="no")], is_error=True)
+    for result in (answer("created"), answer("replayed"), error_result(RULE), bare, asked):
+        assert classify(result) == classify(result.model_dump(by_alias=True)), result
+    # The content, most of a ticket's result, is never dumped: a content item that cannot be dumped is not touched.
+    unreadable = answer("replayed").model_copy(update={"content": [object()]})
+    assert classify(unreadable) == ("ok", None, True)
+
+
 class Kept:
     """Stands in for the audit log: keeps what it is handed."""
 
