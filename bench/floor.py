@@ -8,6 +8,7 @@ from mcp.server.mcpserver import MCPServer
 from starlette.applications import Starlette
 from uvicorn.supervisors.multiprocess import Multiprocess
 
+from aftersales.cli.affinity import allowed_cpus, pin
 from aftersales.services.views import EventView, ItemView, RefundView, TicketView
 
 TICKET = TicketView(
@@ -60,7 +61,12 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--workers", type=int, default=1, help="uvicorn worker processes, as `serve --workers`.")
+    parser.add_argument("--pin-cpus", action="store_true", help="Run on one CPU, as `serve --pin-cpus` (1 worker).")
     args = parser.parse_args()
+    if args.pin_cpus:
+        if args.workers != 1:
+            parser.error("--pin-cpus pins the one process of --workers 1")
+        pin(allowed_cpus()[0])  # the CPU `serve --pin-cpus` takes
     config = uvicorn.Config("bench.floor:app", factory=True, workers=args.workers, log_level="warning")
     sock = listen(args.port)
     if args.workers == 1:

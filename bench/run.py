@@ -25,6 +25,7 @@ from bench.servers import REPO_ROOT, STARTED, WORK, Server, progress, start_afte
 
 LOADED = ("query_ticket", "estimate_refund", "create_ticket", "input_required_create")
 ALONE = ("query_ticket", "input_required_create")  # on one connection: latency without queueing
+PINNED = ("query_ticket", "estimate_refund", "create_ticket")  # measured again with server and floor on one CPU each
 
 
 class Backend:
@@ -111,7 +112,12 @@ async def throughput(args: argparse.Namespace, postgres: str | None, result: dic
         floor2 = start_floor(log, workers=2)
         sqlite = backends["sqlite"]
         two, _ = start_aftersales(urls["sqlite"], log, workers=2, name="aftersales x2")
-        servers += [floor, floor2, two]
+        # The SQLite server and the floor again, each pinned to one CPU (`serve --pin-cpus`), on the same database.
+        floor_pinned = start_floor(log, pin=True)
+        pinned, pinned_token = start_aftersales(urls["sqlite"], log, name="aftersales sqlite pinned", pin=True)
+        servers += [floor, floor2, two, floor_pinned, pinned]
+        pinned_rows: dict[str, list[dict[str, Any]]] = {name: [] for name in ("floor", *PINNED)}
+        pinned_ratios: dict[str, list[float]] = {name: [] for name in PINNED}
         creates = {}  # PostgreSQL creates on one worker and on two, at 16 connections (see `concurrent_creates`)
         if "postgresql" in backends:
             pg = backends["postgresql"]
@@ -139,7 +145,19 @@ async def throughput(args: argparse.Namespace, postgres: str | None, result: dic
                 with lock_waits(urls["postgresql"]) as waits:
                     row = await measure(server, token, "create_ticket", create, args)
                 scaling[name].append({**row, "lock_wait_share": waits.share, "lock_waits": waits.events})
+            pinned_floor_row = await measure(floor_pinned, None, "floor (no-op tool)", query, args)
+            pinned_rows["floor"].append(pinned_floor_row)
+            for name in PINNED:  # sqlite's own operations: creates go on taking lines no earlier create took
+                row = await measure(pinned, pinned_token, name, sqlite.operations[name], args)
+                pinned_rows[name].append(row)
+                pinned_ratios[name].append(row["rps"] / pinned_floor_row["rps"])
         result["throughput"] = {"floor": median_row(floor_rows), **sqlite.summary(args.connections)}
+        result["pinned"] = {
+            "floor": median_row(pinned_rows["floor"]),
+            "scenarios": [
+                {**median_row(pinned_rows[name]), "ratio_to_floor": median(pinned_ratios[name])} for name in PINNED
+            ],
+        }
         if "postgresql" in backends:
             result["postgresql"] = {"floor": median_row(floor_rows), **backends["postgresql"].summary(args.connections)}
             # One process is CPU-bound at 16 connections whether or not creates share a lock, so 16 / 1 cannot tell;

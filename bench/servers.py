@@ -105,17 +105,24 @@ class Server:
 
 
 def start_aftersales(
-    database_url: str, log: Path, workers: int = 1, name: str = "aftersales", module: str = "aftersales"
+    database_url: str,
+    log: Path,
+    workers: int = 1,
+    name: str = "aftersales",
+    module: str = "aftersales",
+    pin: bool = False,
 ) -> tuple[Server, str]:
     """`aftersales serve --workers N` on a free port against `database_url`; return it and a caller token.
 
-    `module` runs another entry point with the same command line (bench.ablated)."""
+    `module` runs another entry point with the same command line (bench.ablated); `pin` runs it with
+    AFTERSALES_PIN_CPUS (each process on one CPU)."""
     env = {
         **os.environ,
         **UNLIMITED,
         "AFTERSALES_DATABASE_URL": database_url,
         "AFTERSALES_DATA_DIR": str(WORK / "data"),
         "AFTERSALES_LOG_LEVEL": "WARNING",
+        "AFTERSALES_PIN_CPUS": "true" if pin else "false",
     }
     port = free_port()
     with log.open("ab") as sink:
@@ -141,17 +148,18 @@ def start_aftersales(
     return server, token
 
 
-def start_floor(log: Path, workers: int = 1) -> Server:
-    """The floor server (bench/floor.py) with `workers` uvicorn processes."""
+def start_floor(log: Path, workers: int = 1, pin: bool = False) -> Server:
+    """The floor server (bench/floor.py) with `workers` uvicorn processes; `pin`: on one CPU, as `serve --pin-cpus`."""
     port = free_port()
     with log.open("ab") as sink:
         process = subprocess.Popen(
-            [sys.executable, "-m", "bench.floor", "--port", str(port), "--workers", str(workers)],
+            [sys.executable, "-m", "bench.floor", "--port", str(port), "--workers", str(workers)]
+            + (["--pin-cpus"] if pin else []),
             cwd=REPO_ROOT,
             stdout=subprocess.DEVNULL,
             stderr=sink,
         )
-    server = Server(f"floor x{workers}", process, port)
+    server = Server(f"floor x{workers}" + (" pinned" if pin else ""), process, port)
     server.wait_ready("/mcp")
     if workers > 1:
         time.sleep(2)  # uvicorn answers once one worker does; give the other time to import
