@@ -34,6 +34,9 @@ class Settings(BaseSettings):
     port: int = 8000
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     workers: int = Field(default=1, ge=1, description="Server processes `serve` runs on its one port.")
+    pin_cpus: bool = Field(
+        default=False, description="Pin each server process (all its threads) to one CPU of those allowed."
+    )
     worker_threads: int = Field(default=4, ge=1, description="Threads that run tool calls (and their database work).")
     db_pool_size: int = Field(default=10, ge=1, description="Connections kept open per process.")
     db_max_overflow: int = Field(default=10, ge=0, description="Extra connections allowed under burst.")

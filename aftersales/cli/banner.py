@@ -1,5 +1,7 @@
 """What `serve` prints once it listens: the MCP URL, and in development a ready token with a client snippet."""
 
+from collections.abc import Sequence
+
 CLIENT_SNIPPET = """\
 Development token for caller "support-bot" (scopes tickets:read, tickets:write, valid 30 days):
 
@@ -32,7 +34,11 @@ def mcp_url(host: str, port: int) -> str:
     return f"http://[{host}]:{port}/mcp" if ":" in host else f"http://{host}:{port}/mcp"
 
 
-def announcement(url: str, workers: int = 1) -> str:
-    """The line that says the server answers now (and how many processes do, when more than one)."""
+def announcement(url: str, workers: int = 1, cpus: Sequence[int] = ()) -> str:
+    """The line that says the server answers now (how many processes do, and the CPU each is pinned to, if any)."""
     processes = f" with {workers} worker processes" if workers > 1 else ""
+    if len(cpus) == 1:
+        processes += f" pinned to CPU {cpus[0]}"
+    elif cpus:
+        processes += f" pinned to CPUs {', '.join(str(cpu) for cpu in cpus)}"
     return f"aftersales: serving MCP at {url}{processes}  (health: /healthz, readiness: /readyz, metrics: /metrics)\n"

@@ -1,6 +1,6 @@
 """Entry point of the `aftersales` command.
 
-aftersales serve [--host H] [--port P] [--stdio]    serve the MCP endpoint (migrating and seeding when empty)
+aftersales serve [--host H] [--port P] [--workers N] [--pin-cpus] [--stdio]   serve MCP (migrating, seeding when empty)
 aftersales db upgrade | current                      migrate to head; print the database's revision
 aftersales seed load [--if-empty] | reset [--yes]    insert the baseline's missing rows; reload it from scratch
 aftersales seed generate [--out F | --baseline]      a deterministic world: into the database, a file, or seed/

@@ -17,7 +17,7 @@ from starlette.applications import Starlette
 
 from aftersales.app import App
 from aftersales.bootstrap import prepare
-from aftersales.cli import Commands, workers
+from aftersales.cli import Commands, affinity, workers
 from aftersales.cli.banner import CLIENT_SNIPPET, announcement, mcp_url
 from aftersales.cli.console import location, say
 from aftersales.cli.failures import StartupError, bind_problem
@@ -31,6 +31,7 @@ from aftersales.web import serving
 from aftersales.web.app import create_web_app
 
 BACKLOG = 2048  # uvicorn's default
+log = logging.getLogger(__name__)
 
 
 def add(commands: Commands) -> None:
@@ -42,14 +43,22 @@ def add(commands: Commands) -> None:
     serve.add_argument(
         "--workers", type=int, help="Server processes sharing the port (default 1, or AFTERSALES_WORKERS)."
     )
-    # Internal: how a worker of `serve --workers N` finds the socket its parent bound and its line to the parent.
+    serve.add_argument(
+        "--pin-cpus",
+        action="store_true",
+        default=None,  # absent: AFTERSALES_PIN_CPUS decides
+        help="Pin each server process to one CPU, on a machine or cpuset kept for it (or AFTERSALES_PIN_CPUS).",
+    )
+    # Internal: how a worker of `serve --workers N` finds the socket its parent bound and its line to the parent,
+    # and the CPU it pins itself to under --pin-cpus.
     serve.add_argument("--worker-fds", help=argparse.SUPPRESS)
+    serve.add_argument("--worker-cpu", type=int, help=argparse.SUPPRESS)
     serve.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     """Serve until the client goes away or a signal stops us; the audit is flushed however serving ends."""
-    chosen = (("host", args.host), ("port", args.port), ("workers", args.workers))
+    chosen = (("host", args.host), ("port", args.port), ("workers", args.workers), ("pin_cpus", args.pin_cpus))
     settings = settings.model_copy(update={k: v for k, v in chosen if v is not None})
     if settings.workers < 1:
         raise StartupError(f"--workers {settings.workers} is not accepted: run at least 1 server process.")
@@ -58,6 +67,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             f"--workers {settings.workers} cannot serve --stdio: a stdio client talks to one process. Drop --workers "
             "(or set AFTERSALES_WORKERS=1), or serve over HTTP."
         )
+    if settings.pin_cpus or args.worker_cpu is not None:
+        affinity.check_supported()
     logging.basicConfig(
         level=settings.log_level, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s %(message)s"
     )
@@ -65,7 +76,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     with _sigterm_exits():
         try:
             if args.worker_fds:
-                return serve_worker(app, args.worker_fds)
+                return serve_worker(app, args.worker_fds, args.worker_cpu)
             return serve_stdio(app) if args.stdio else serve_http(app)
         finally:
             app.close()
@@ -76,6 +87,8 @@ def serve_stdio(app: App) -> int:
     settings = app.settings
     _ = app.state_keys  # checked before anything touches the database
     _prepare(app)
+    if settings.pin_cpus:
+        _pin(affinity.allowed_cpus()[0])
     try:
         with acting_as(Caller(settings.stdio_caller, frozenset(ALL_SCOPES))):
             build_server(app).run("stdio")
@@ -94,13 +107,16 @@ def serve_http(app: App) -> int:
     keys = app.caller_keys  # keys and host settings are checked before anything touches the database
     web = create_web_app(app)
     sock = listen(settings.host, settings.port)
+    allowed = affinity.allowed_cpus() if settings.pin_cpus else []
+    # Worker i runs on the i-th allowed CPU, round the list again when there are more workers than CPUs.
+    cpus = [allowed[slot % len(allowed)] for slot in range(settings.workers)] if allowed else []
     try:
         _prepare(app)
         port = sock.getsockname()[1]
         url = mcp_url(settings.host, port)
 
         def announce() -> None:
-            say(announcement(url, settings.workers))
+            say(announcement(url, settings.workers, cpus))
             if settings.env == "development":
                 token = tokens.issue(keys, "support-bot", list(ALL_SCOPES), timedelta(days=30), now())
                 say(CLIENT_SNIPPET.format(url=url, token=token))
@@ -108,15 +124,19 @@ def serve_http(app: App) -> int:
         if settings.workers > 1:
             app.close()  # the parent only supervises: its connections and audit writer are not needed any more
             options = ["--host", settings.host, "--port", str(port), "--workers", str(settings.workers)]
-            return workers.supervise(sock, options, settings.workers, announce)
+            return workers.supervise(sock, options, settings.workers, announce, cpus)
+        if cpus:
+            _pin(cpus[0])
         serving.Server(uvicorn_config(web, settings), announce).run(sockets=[sock])
     finally:
         sock.close()
     return 0
 
 
-def serve_worker(app: App, fds: str) -> int:
+def serve_worker(app: App, fds: str, cpu: int | None) -> int:
     """One of `serve --workers N`'s processes: the parent bound the port and prepared the database already."""
+    if cpu is not None:
+        _pin(cpu)
     sock, line = workers.worker_sockets(fds)
     workers.watch_parent(line)
     web = create_web_app(app)
@@ -166,6 +186,12 @@ def _prepare(app: App) -> None:
     report = prepare(app.engine, settings.seed_dir, seed_when_empty=settings.env == "development")
     logging.getLogger("alembic").setLevel(logging.WARNING)  # readiness probes would log a context line each
     say("aftersales: database ready" + (f", baseline loaded ({report.inserted['tickets']} tickets)" if report else ""))
+
+
+def _pin(cpu: int) -> None:
+    """Pin this process to `cpu`, and say so in the log."""
+    affinity.pin(cpu)
+    log.info("process %s pinned to CPU %s", os.getpid(), cpu)
 
 
 @contextmanager

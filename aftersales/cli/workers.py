@@ -16,7 +16,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import FrameType
 
@@ -73,15 +73,21 @@ def wait_ready(workers: list[Worker], stopping: threading.Event) -> bool:
     return not waiting
 
 
-def supervise(sock: socket.socket, argv: list[str], count: int, announce: Callable[[], None]) -> int:
+def supervise(
+    sock: socket.socket, argv: list[str], count: int, announce: Callable[[], None], cpus: Sequence[int] = ()
+) -> int:
     """Run `count` workers on `sock` until SIGTERM or Ctrl-C; replace a worker that dies; stop them all cleanly."""
     stopping = threading.Event()
+
+    def start(slot: int) -> Worker:
+        # With `cpus` (one per slot) the worker in slot i, and any worker that replaces it, pins itself to cpus[i].
+        return spawn(sock, [*argv, "--worker-cpu", str(cpus[slot])] if cpus else argv)
 
     def stop(_signum: int, _frame: FrameType | None) -> None:
         stopping.set()
 
     previous = {number: signal.signal(number, stop) for number in (signal.SIGTERM, signal.SIGINT)}
-    workers = [spawn(sock, argv) for _ in range(count)]
+    workers = [start(slot) for slot in range(count)]
     try:
         if not wait_ready(workers, stopping):
             # A worker that could not start printed its own one-line reason; the others are stopped below.
@@ -92,7 +98,7 @@ def supervise(sock: socket.socket, argv: list[str], count: int, announce: Callab
                 if worker.process.poll() is None:
                     continue
                 log.warning("worker %s exited with status %s; starting another", worker.process.pid, worker.reap())
-                workers[index] = spawn(sock, argv)
+                workers[index] = start(index)
                 if not wait_ready([workers[index]], stopping):
                     return 0 if stopping.is_set() else 2
         return 0

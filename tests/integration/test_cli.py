@@ -1,6 +1,7 @@
 """The command line against a real database."""
 
 import io
+import os
 
 import pytest
 
@@ -55,6 +56,25 @@ def test_production_serve_without_keys_stops_before_touching_the_database(tmp_pa
     monkeypatch.delenv("AFTERSALES_DATABASE_URL", raising=False)
     assert main(["serve"]) == 2
     assert "AFTERSALES_SECRET_KEYS is not set" in capsys.readouterr().err
+    assert not (tmp_path / "aftersales.db").exists()
+
+
+def test_pinning_where_the_platform_cannot_pin_is_one_line_before_anything_else_is_checked(
+    tmp_path, monkeypatch, capsys
+):
+    monkeypatch.delattr(os, "sched_setaffinity")  # as on macOS
+    # Production without keys: were pinning not checked first, the missing keys would be the one line instead.
+    monkeypatch.setenv("AFTERSALES_ENV", "production")
+    monkeypatch.setenv("AFTERSALES_DATA_DIR", str(tmp_path))
+    monkeypatch.delenv("AFTERSALES_SECRET_KEYS", raising=False)
+    monkeypatch.delenv("AFTERSALES_DATABASE_URL", raising=False)
+    for command, setting in ((["serve", "--pin-cpus"], "false"), (["serve", "--port", "0"], "true")):
+        monkeypatch.setenv("AFTERSALES_PIN_CPUS", setting)  # the flag turns pinning on over a setting that is off
+        assert main(command) == 2, command
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "Traceback" not in err, err
+        assert "--pin-cpus (AFTERSALES_PIN_CPUS) is not available on this platform" in err
+        assert "Drop --pin-cpus or set AFTERSALES_PIN_CPUS=false" in err
     assert not (tmp_path / "aftersales.db").exists()
 
 
