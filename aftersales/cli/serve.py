@@ -124,7 +124,8 @@ def serve_http(app: App) -> int:
         if settings.workers > 1:
             app.close()  # the parent only supervises: its connections and audit writer are not needed any more
             options = ["--host", settings.host, "--port", str(port), "--workers", str(settings.workers)]
-            return workers.supervise(sock, options, settings.workers, announce, cpus)
+            listeners = spread(sock, settings.host, port, settings.workers)
+            return workers.supervise(listeners, options, settings.workers, announce, cpus)
         if cpus:
             _pin(cpus[0])
         serving.Server(uvicorn_config(web, settings), announce).run(sockets=[sock])
@@ -156,7 +157,21 @@ def uvicorn_config(web: Starlette, settings: Settings) -> uvicorn.Config:
     return serving.config(web, log_level=settings.log_level.lower(), timeout_graceful_shutdown=20)
 
 
-def listen(host: str, port: int) -> socket.socket:
+def spread(sock: socket.socket, host: str, port: int, count: int) -> list[socket.socket]:
+    """The listening sockets of `count` workers: on Linux one each on the port `sock` held (SO_REUSEPORT), else `sock`.
+
+    With one shared socket, the worker that wakes first accepts every connection waiting, so a burst of connections
+    opened at once (a client's pool, a load balancer's) can all land on one worker and stay there. With a socket
+    each, the kernel spreads new connections over them by a hash of their addresses. `sock` held the port through
+    start-up, so a busy port failed in one line; it is closed just before the workers' sockets take the port over.
+    """
+    if not sys.platform.startswith("linux"):  # elsewhere SO_REUSEPORT does not spread connections
+        return [sock]
+    sock.close()
+    return [listen(host, port, reuse_port=True) for _ in range(count)]
+
+
+def listen(host: str, port: int, reuse_port: bool = False) -> socket.socket:
     """A socket listening on host:port now, so a bad host or a busy port fails before anything else happens."""
     try:
         family, kind, proto, _, address = socket.getaddrinfo(
@@ -171,6 +186,8 @@ def listen(host: str, port: int) -> socket.socket:
     try:
         # A restart may reuse the port while old connections linger in TIME_WAIT; a live listener still refuses.
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if reuse_port:  # one of several listeners on the port, each a worker's (see spread)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
         sock.bind(address)
         sock.listen(BACKLOG)
     except OSError as error:

@@ -1,10 +1,11 @@
-"""`serve --workers N`: N server processes accepting on the one socket the parent bound, after it prepared the database.
+"""`serve --workers N`: N server processes accepting on the port the parent bound, after it prepared the database.
 
 Each worker is a fresh `python -m aftersales serve` process (no fork of a process holding threads or pooled
-connections) that inherits the listening socket and a socketpair to the parent. The kernel hands each new
-connection to one of the processes waiting in accept(), so a busy worker takes fewer. A worker says `ready` on
-its socketpair once uvicorn accepts requests; the parent announces when every worker has. The worker treats the
-socketpair closing as its parent having gone, and stops, so no orphan keeps serving the port.
+connections) that inherits a listening socket and a socketpair to the parent. On Linux each worker has a socket of
+its own on the port (SO_REUSEPORT, see cli.serve.spread) and the kernel spreads new connections over them;
+elsewhere they share one, and the kernel hands each new connection to one of the processes waiting in accept().
+A worker says `ready` on its socketpair once uvicorn accepts requests; the parent announces when every worker has.
+The worker treats the socketpair closing as its parent having gone, and stops, so no orphan keeps serving the port.
 """
 
 import logging
@@ -74,13 +75,21 @@ def wait_ready(workers: list[Worker], stopping: threading.Event) -> bool:
 
 
 def supervise(
-    sock: socket.socket, argv: list[str], count: int, announce: Callable[[], None], cpus: Sequence[int] = ()
+    socks: Sequence[socket.socket],
+    argv: list[str],
+    count: int,
+    announce: Callable[[], None],
+    cpus: Sequence[int] = (),
 ) -> int:
-    """Run `count` workers on `sock` until SIGTERM or Ctrl-C; replace a worker that dies; stop them all cleanly."""
+    """Run `count` workers on `socks` until SIGTERM or Ctrl-C; replace a worker that dies; stop them all cleanly.
+
+    The worker in slot i, and any worker that replaces it, accepts on socks[i] (one socket shared by all when there
+    is only one) and, with `cpus` (one per slot), pins itself to cpus[i].
+    """
     stopping = threading.Event()
 
     def start(slot: int) -> Worker:
-        # With `cpus` (one per slot) the worker in slot i, and any worker that replaces it, pins itself to cpus[i].
+        sock = socks[slot % len(socks)]
         return spawn(sock, [*argv, "--worker-cpu", str(cpus[slot])] if cpus else argv)
 
     def stop(_signum: int, _frame: FrameType | None) -> None:
@@ -103,8 +112,9 @@ def supervise(
                     return 0 if stopping.is_set() else 2
         return 0
     finally:
-        # Closing our copy first means that once the workers close theirs no connection waits in a dead backlog.
-        sock.close()
+        # Closing our copies first means that once the workers close theirs no connection waits in a dead backlog.
+        for sock in socks:
+            sock.close()
         for worker in workers:
             worker.stop()
         for worker in workers:
