@@ -107,12 +107,14 @@ def serve_http(app: App) -> int:
     keys = app.caller_keys  # keys and host settings are checked before anything touches the database
     web = create_web_app(app)
     sock = listen(settings.host, settings.port)
+    # Several workers each get a listening socket of their own now, before anything touches the database.
+    listeners = spread(sock, settings.host, settings.workers) if settings.workers > 1 else [sock]
     allowed = affinity.allowed_cpus() if settings.pin_cpus else []
     # Worker i runs on the i-th allowed CPU, round the list again when there are more workers than CPUs.
     cpus = [allowed[slot % len(allowed)] for slot in range(settings.workers)] if allowed else []
     try:
         _prepare(app)
-        port = sock.getsockname()[1]
+        port = listeners[0].getsockname()[1]
         url = mcp_url(settings.host, port)
 
         def announce() -> None:
@@ -124,13 +126,13 @@ def serve_http(app: App) -> int:
         if settings.workers > 1:
             app.close()  # the parent only supervises: its connections and audit writer are not needed any more
             options = ["--host", settings.host, "--port", str(port), "--workers", str(settings.workers)]
-            listeners = spread(sock, settings.host, port, settings.workers)
             return workers.supervise(listeners, options, settings.workers, announce, cpus)
         if cpus:
             _pin(cpus[0])
         serving.Server(uvicorn_config(web, settings), announce).run(sockets=[sock])
     finally:
-        sock.close()
+        for listener in listeners:
+            listener.close()
     return 0
 
 
@@ -157,18 +159,26 @@ def uvicorn_config(web: Starlette, settings: Settings) -> uvicorn.Config:
     return serving.config(web, log_level=settings.log_level.lower(), timeout_graceful_shutdown=20)
 
 
-def spread(sock: socket.socket, host: str, port: int, count: int) -> list[socket.socket]:
-    """The listening sockets of `count` workers: on Linux one each on the port `sock` held (SO_REUSEPORT), else `sock`.
-
-    With one shared socket, the worker that wakes first accepts every connection waiting, so a burst of connections
-    opened at once (a client's pool, a load balancer's) can all land on one worker and stay there. With a socket
-    each, the kernel spreads new connections over them by a hash of their addresses. `sock` held the port through
-    start-up, so a busy port failed in one line; it is closed just before the workers' sockets take the port over.
-    """
-    if not sys.platform.startswith("linux"):  # elsewhere SO_REUSEPORT does not spread connections
+def spread(sock: socket.socket, host: str, count: int) -> list[socket.socket]:
+    """The listening sockets of `count` workers: on Linux one each on `sock`'s port (SO_REUSEPORT), else `sock`."""
+    # With one shared socket the worker that wakes first accepts every connection waiting, so a burst opened at once
+    # (a client's pool, a load balancer's) can all land on one worker and stay there; with a socket each, the kernel
+    # spreads new connections over them by a hash of their addresses (macOS's SO_REUSEPORT does not). `sock` claimed
+    # the port, so a busy one failed in one line; the workers' sockets take it over at once, and should the port be
+    # taken in that moment, the bind fails in the same one line, still before the database is touched.
+    if not sys.platform.startswith("linux"):
         return [sock]
+    port = sock.getsockname()[1]
     sock.close()
-    return [listen(host, port, reuse_port=True) for _ in range(count)]
+    bound: list[socket.socket] = []
+    try:
+        for _ in range(count):
+            bound.append(listen(host, port, reuse_port=True))
+    except BaseException:
+        for listener in bound:
+            listener.close()
+        raise
+    return bound
 
 
 def listen(host: str, port: int, reuse_port: bool = False) -> socket.socket:

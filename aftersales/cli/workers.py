@@ -81,14 +81,12 @@ def supervise(
     announce: Callable[[], None],
     cpus: Sequence[int] = (),
 ) -> int:
-    """Run `count` workers on `socks` until SIGTERM or Ctrl-C; replace a worker that dies; stop them all cleanly.
-
-    The worker in slot i, and any worker that replaces it, accepts on socks[i] (one socket shared by all when there
-    is only one) and, with `cpus` (one per slot), pins itself to cpus[i].
-    """
+    """Run `count` workers on `socks` until SIGTERM or Ctrl-C; replace a worker that dies; stop them all cleanly."""
     stopping = threading.Event()
 
     def start(slot: int) -> Worker:
+        # The worker in slot i, and any that replaces it, accepts on socks[i] (or on the one socket all share) and,
+        # with `cpus` (one per slot), pins itself to cpus[i].
         sock = socks[slot % len(socks)]
         return spawn(sock, [*argv, "--worker-cpu", str(cpus[slot])] if cpus else argv)
 
@@ -96,8 +94,10 @@ def supervise(
         stopping.set()
 
     previous = {number: signal.signal(number, stop) for number in (signal.SIGTERM, signal.SIGINT)}
-    workers = [start(slot) for slot in range(count)]
+    workers: list[Worker] = []
     try:
+        for slot in range(count):  # inside `try`: should one fail to spawn, those already started are stopped
+            workers.append(start(slot))
         if not wait_ready(workers, stopping):
             # A worker that could not start printed its own one-line reason; the others are stopped below.
             return 0 if stopping.is_set() else 2

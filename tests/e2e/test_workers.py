@@ -101,13 +101,20 @@ def _body(sock: socket.socket) -> bytes:
     """The body of the one HTTP/1.1 response waiting on `sock` (sized by its Content-Length)."""
     data = b""
     while b"\r\n\r\n" not in data:
-        data += sock.recv(4096)
+        data += _chunk(sock, data)
     head, _, body = data.partition(b"\r\n\r\n")
     sized = (line for line in head.split(b"\r\n") if line.lower().startswith(b"content-length"))
     length = int(next(sized).split(b":")[1])
     while len(body) < length:
-        body += sock.recv(4096)
+        body += _chunk(sock, body)
     return body
+
+
+def _chunk(sock: socket.socket, so_far: bytes) -> bytes:
+    """The next bytes on `sock`; a connection the server closed fails the test instead of spinning on b""."""
+    chunk = sock.recv(4096)
+    assert chunk, f"the server closed the connection after {so_far!r}"
+    return chunk
 
 
 def test_connections_opened_at_once_are_spread_over_every_worker(two):
