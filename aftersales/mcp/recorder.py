@@ -122,13 +122,14 @@ def classify(result: HandlerResult) -> tuple[str, str | None, bool]:
     if data.get("isError"):
         meta = data.get("_meta") or {}
         return "tool_error", str(meta.get("aftersales/error", "tool")), False
-    structured = data.get("structuredContent") or {}
-    return "ok", None, structured.get("outcome") == "replayed"
+    structured = data.get("structuredContent")
+    # Structured content may be any JSON value on 2026-07-28; only an object can say it was replayed.
+    return "ok", None, isinstance(structured, Mapping) and structured.get("outcome") == "replayed"
 
 
 def _wire_fields(result: BaseModel) -> dict[str, Any]:
-    """The result's OUTCOME_FIELDS by wire name, as model_dump(by_alias=True) has them, without dumping the content
-    (every call is classified, and a ticket's content is most of its result)."""
+    """The result's OUTCOME_FIELDS by wire name, as model_dump(by_alias=True) names them, its content not dumped."""
+    # Every call is classified, and a ticket's content is most of its result.
     found = {wire: getattr(result, name) for name, wire in _outcome_fields(type(result))}
     found.update((key, value) for key, value in (result.model_extra or {}).items() if key in OUTCOME_FIELDS)
     return found
