@@ -112,10 +112,8 @@ def start_aftersales(
     module: str = "aftersales",
     pin: bool = False,
 ) -> tuple[Server, str]:
-    """`aftersales serve --workers N` on a free port against `database_url`; return it and a caller token.
-
-    `module` runs another entry point with the same command line (bench.ablated); `pin` runs it with
-    AFTERSALES_PIN_CPUS (each process on one CPU)."""
+    """`aftersales serve --workers N` on a free port against `database_url`; return it and a caller token."""
+    # `module` runs another entry point with the same command line (bench.ablated); `pin` sets AFTERSALES_PIN_CPUS.
     env = {
         **os.environ,
         **UNLIMITED,

@@ -98,3 +98,18 @@ async def test_two_pinned_workers_run_on_different_cpus_a_replacement_takes_its_
         assert time.monotonic() < deadline, server.log.read_text()[-2000:]
         time.sleep(0.2)
     assert set(thread_cpus(replacement).values()) == cpus[victim]
+
+
+@pytest.mark.skipif(len(ALLOWED) < 2, reason="needs a CPU other than the first to leave the server")
+async def test_a_server_allowed_only_some_cpus_pins_to_one_of_those_not_to_cpu_0(servers, sqlite_template, tmp_path):
+    # As in a container's cpuset: the server may use only the last CPU, so pinning must not assume CPU 0.
+    only = ALLOWED[-1]
+    os.sched_setaffinity(0, {only})  # this thread's mask is what the server process inherits
+    try:
+        server = start(servers, tmp_path / "cpuset", sqlite_template, "--pin-cpus")
+    finally:
+        os.sched_setaffinity(0, set(ALLOWED))
+    await one_call(server)
+    assert server.process is not None
+    assert set(thread_cpus(server.process.pid).values()) == {frozenset({only})}
+    assert f"pinned to CPU {only}  (health" in server.log.read_text()
