@@ -30,13 +30,18 @@ def allowed_cpus() -> list[int]:
 
 def pin(cpu: int) -> None:
     """Put every thread of this process, and so every thread they start later, on `cpu` alone."""
+    confine({cpu})
+
+
+def confine(cpus: set[int]) -> None:
+    """Let every thread of this process, and every thread they start later, run on `cpus` only."""
     done: set[int] = set()
     # A thread an unpinned thread starts while we go through the list inherits the old mask: look again until a
     # pass finds no thread we have not pinned.
     while tids := _tasks() - done:
         for tid in tids:
             with suppress(ProcessLookupError):  # the thread exited meanwhile
-                os.sched_setaffinity(tid, {cpu})
+                os.sched_setaffinity(tid, cpus)
         done |= tids
 
 

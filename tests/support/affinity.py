@@ -1,7 +1,5 @@
-"""The CPUs each thread of a process may run on, read from /proc, and a way to undo a test's pinning."""
+"""The CPUs each thread of a process may run on, read from /proc."""
 
-import os
-from contextlib import suppress
 from pathlib import Path
 
 
@@ -25,10 +23,3 @@ def thread_cpus(pid: int) -> dict[int, frozenset[int]]:
         line = next(line for line in text.splitlines() if line.startswith("Cpus_allowed_list:"))
         found[int(status.parent.name)] = cpu_list(line.split(":", 1)[1].strip())
     return found
-
-
-def allow_every_thread(cpus: set[int]) -> None:
-    """Let every thread of this process run on `cpus` again, as before a test pinned it."""
-    for task in Path("/proc/self/task").iterdir():
-        with suppress(ProcessLookupError):
-            os.sched_setaffinity(int(task.name), cpus)

@@ -3,8 +3,8 @@
 import os
 import threading
 
-from aftersales.cli.affinity import allowed_cpus, pin
-from tests.support.affinity import allow_every_thread, thread_cpus
+from aftersales.cli.affinity import allowed_cpus, confine, pin
+from tests.support.affinity import thread_cpus
 
 
 def test_allowed_cpus_are_the_cpus_this_process_may_use_in_order():
@@ -26,7 +26,7 @@ def test_pin_puts_every_thread_on_the_one_cpu_those_started_before_it_and_after_
         assert set(seen.values()) == {frozenset({cpu})}, seen
     finally:
         # pytest-xdist runs other tests in this process after this one: they must not stay on one CPU.
-        allow_every_thread(original)
+        confine(original)
         release.set()
         for thread in threads:
             thread.join()
