@@ -3,11 +3,13 @@ the question, a client without forms, replays, refusals, and the units a cancell
 
 import pytest
 from freezegun import freeze_time
+from mcp.shared.exceptions import MCPError
 from mcp_types import InputRequiredResult
 from sqlalchemy import func, select
 
 from aftersales.clock import wall
 from aftersales.domain.callers import READ, Caller
+from aftersales.mcp.ratelimit import ANSWER_ROUNDS
 from aftersales.storage.models import Ticket, TicketEvent
 from tests.support.cancellation import cancel_arguments
 from tests.support.clients import connect
@@ -155,3 +157,20 @@ async def test_a_cancel_retried_as_the_rate_limit_says_is_done_though_the_write_
     assert refusals == [1.0] and person.questions == ["confirm"]
     assert not result.is_error and result.structured_content["outcome"] == "cancelled"
     assert state(app, ticket_id)[0] == "cancelled"
+
+
+@pytest.mark.settings(rate_write_per_minute=60, rate_write_burst=1)
+async def test_a_replayed_answer_meets_the_limit_after_a_few_free_rounds_and_a_forged_one_is_refused(
+    server, app, stories
+):
+    ticket_id = stories["ticket_under_review"]["ticket_id"]
+    call = cancel_arguments(ticket_id)
+    with freeze_time(wall(), tick=False, real_asyncio=True):
+        async with connect(server, elicitation_callback=Person()) as client:
+            first = await client.session.call_tool(TOOL, call, allow_input_required=True)  # the only write token
+            answered = [await second_round(client.session, TOOL, call, first) for _ in range(ANSWER_ROUNDS + 1)]
+            with pytest.raises(MCPError) as forged:
+                await second_round(client.session, TOOL, call, first, state=first.request_state[:-4] + "AAAA")
+    outcomes = [r.meta["aftersales/error"] if r.is_error else r.structured_content["outcome"] for r in answered]
+    assert outcomes == ["cancelled"] + ["replayed"] * (ANSWER_ROUNDS - 1) + ["rate_limited"]
+    assert forged.value.error.code == -32602 and state(app, ticket_id)[0] == "cancelled"
