@@ -7,6 +7,7 @@ from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from aftersales.mcp.metrics import Metrics
+from aftersales.security.cursors import SignedCursors
 from aftersales.security.keys import key_ring
 from aftersales.settings import Settings
 from aftersales.storage.audit import AuditLog
@@ -66,6 +67,11 @@ class App:
             variable="AFTERSALES_STATE_KEYS",
             strict=True,
         )
+
+    @cached_property
+    def cursors(self) -> SignedCursors:
+        """Paging cursors, signed with the requestState ring so every replica reads the others' cursors."""
+        return SignedCursors(self.state_keys)
 
     @cached_property
     def audit(self) -> AuditLog:

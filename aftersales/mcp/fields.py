@@ -9,8 +9,9 @@ from typing import Annotated, Any
 from pydantic import BeforeValidator, Field, TypeAdapter, WithJsonSchema
 
 from aftersales.domain.enums import ReasonCode, RefundMethod, TicketKind, values
-from aftersales.domain.paging import CURSOR_EXAMPLE, CURSOR_PATTERN, DEFAULT_LIMIT, MAX_LIMIT
+from aftersales.domain.paging import CURSOR_PATTERN, DEFAULT_LIMIT, MAX_LIMIT
 from aftersales.domain.tickets import TICKET_NUMBER_PATTERN
+from aftersales.security.cursors import CURSOR_EXAMPLE
 
 TICKET_ID_PATTERN = TICKET_NUMBER_PATTERN  # what domain.tickets.ticket_number writes
 ORDER_ID_PATTERN = r"^O-\d{4}-\d{6}$"

@@ -4,11 +4,22 @@ Read calls are read-only tools and reads of a resource template (a ticket or an 
 for one caller, so one bucket counts them together and neither is a way around the other's limit. The fixed
 resources (the policy text) are served from memory and pass. Buckets are kept per world too: episodes in different
 worlds never throttle each other.
+
+A call is charged once, on its first round. The rounds that answer its questions on 2026-07-28 carry a requestState
+the SDK's boundary has already verified (it runs outside this middleware, refuses a forged or expired one, and binds
+each to the caller, the tool and the arguments), so the limiter takes that state as proof that the call passed the
+limit; charging the answer again would let a nearly empty bucket spend each refill on the first round and refuse
+the second, for ever. A state can be replayed until it expires, so each call (caller, world, tool, arguments) gets
+at most ANSWER_ROUNDS free rounds in a state's lifetime; more are charged like any call.
 """
 
+import hashlib
+import json
+import math
 import threading
 import time
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +32,10 @@ from aftersales.mcp.caller import current_caller_id
 from aftersales.mcp.errors import error_result, protocol_error
 from aftersales.mcp.requests import resource_read, tool_call
 from aftersales.worlds.context import current_id
+
+ANSWER_ROUNDS = 4  # answering rounds one call may have free: a question round or two, with room for asking again
+RESOLUTION = 1e-6  # seconds: a bucket counts time to the microsecond, so float noise never refuses a punctual retry
+CallKey = tuple[str | None, str, str, str]  # world, caller, tool, digest of the arguments
 
 
 @dataclass(frozen=True)
@@ -42,10 +57,32 @@ class Bucket:
         rate = self.limit.per_minute / 60
         self.tokens = min(self.limit.burst, self.tokens + (now - self.updated) * rate)
         self.updated = now
-        if self.tokens >= 1:
+        wait = (1 - self.tokens) / rate
+        if wait <= RESOLUTION:
             self.tokens -= 1
             return 0.0
-        return (1 - self.tokens) / rate
+        return wait
+
+
+class Answers:
+    """The free answering rounds each call has had, each call's count kept for one requestState lifetime."""
+
+    def __init__(self, lifetime: float) -> None:
+        self._lifetime = lifetime
+        self._rounds: dict[CallKey, int] = {}
+        self._started: deque[tuple[float, CallKey]] = deque()  # when each counted call had its first free round
+
+    def take(self, key: CallKey, now: float) -> bool:
+        """Count one free round of the call `key`; False once it has had ANSWER_ROUNDS in this lifetime."""
+        while self._started and self._started[0][0] <= now - self._lifetime:
+            del self._rounds[self._started.popleft()[1]]
+        rounds = self._rounds.get(key, 0)
+        if rounds >= ANSWER_ROUNDS:
+            return False
+        if rounds == 0:
+            self._started.append((now, key))
+        self._rounds[key] = rounds + 1
+        return True
 
 
 class RateLimiter:
@@ -56,12 +93,20 @@ class RateLimiter:
     """
 
     def __init__(
-        self, server: MCPServer, read: Limit, write: Limit, clock: Callable[[], float] = time.monotonic
+        self,
+        server: MCPServer,
+        read: Limit,
+        write: Limit,
+        clock: Callable[[], float] | None = None,
+        state_ttl: float = 600.0,
     ) -> None:
-        self._server, self._limits, self._clock = server, {"read": read, "write": write}, clock
+        self._server, self._limits = server, {"read": read, "write": write}
+        # Read at each call, not bound here, so a test's freezegun moves it too.
+        self._clock = clock or (lambda: time.monotonic())
         self._kinds: dict[str, str] | None = None
         self._resources: tuple[frozenset[str], list[UriTemplate]] | None = None  # fixed URIs, templates
         self._buckets: dict[tuple[str | None, str, str], Bucket] = {}
+        self._answers = Answers(state_ttl)
         self._lock = threading.Lock()
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
@@ -69,7 +114,11 @@ class RateLimiter:
         params = tool_call(ctx)
         if params is not None:
             kind = (await self._tool_kinds()).get(str(params.get("name")))  # unknown tools: the argument gate's
-            if kind is not None and (refusal := self._spend(kind, "call")) is not None:
+            if (
+                kind is not None
+                and not self._free_answer(params)
+                and (refusal := self._spend(kind, "call")) is not None
+            ):
                 return error_result(refusal).model_dump(by_alias=True, exclude_none=True)
             return await call_next(ctx)
         uri = resource_read(ctx)
@@ -80,6 +129,17 @@ class RateLimiter:
         ):
             raise protocol_error(refusal)
         return await call_next(ctx)
+
+    def _free_answer(self, params: Mapping[str, Any]) -> bool:
+        """Whether this round answers the questions of a call already charged, within that call's allowance."""
+        if params.get("requestState") is None:  # present only once the SDK has verified it
+            return False
+        arguments = json.dumps(params.get("arguments"), sort_keys=True, separators=(",", ":"), default=str)
+        digest = hashlib.sha256(arguments.encode()).hexdigest()
+        key = (current_id(), current_caller_id(), str(params.get("name")), digest)
+        now = self._clock()
+        with self._lock:
+            return self._answers.take(key, now)
 
     def _spend(self, kind: str, request: str) -> RateLimited | None:
         """Take one of the caller's `kind` tokens in the current world; the refusal when none is left."""
@@ -94,7 +154,9 @@ class RateLimiter:
 
     def _refusal(self, caller: str, kind: str, wait: float, request: str) -> RateLimited:
         limit = self._limits[kind]
-        seconds = max(0.1, round(wait, 1))
+        # Up to the next tenth, never down: a caller that waits the stated time finds the token there. Rounded to
+        # the microsecond first, so 0.30000000000000004 is 0.3 (the bucket forgives that microsecond).
+        seconds = math.ceil(round(wait * 10, 5)) / 10
         return RateLimited(
             f'Caller "{caller}" sent more {kind} calls than allowed ({limit.per_minute} a minute, bursts of '
             f"{limit.burst}); this {request} was not run.",

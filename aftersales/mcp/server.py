@@ -65,6 +65,7 @@ def build_server(app: App) -> MCPServer:
                 server,
                 read=Limit(settings.rate_read_per_minute, settings.rate_read_burst),
                 write=Limit(settings.rate_write_per_minute, settings.rate_write_burst),
+                state_ttl=settings.state_ttl.total_seconds(),
             ),
             ArgumentGate(server),
         ]

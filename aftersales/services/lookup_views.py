@@ -5,7 +5,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from aftersales.domain.enums import Channel, OrderStatus, PaymentMethod, RefundMethod, TicketKind
-from aftersales.domain.paging import CURSOR_EXAMPLE
+from aftersales.security.cursors import CURSOR_EXAMPLE
 from aftersales.services.views import TicketSummary
 
 

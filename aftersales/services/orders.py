@@ -10,8 +10,9 @@ from aftersales.domain.enums import Channel, OrderStatus, PaymentMethod
 from aftersales.domain.errors import AfterSalesError, NotFound
 from aftersales.domain.lookups import CustomerKey, customer_key
 from aftersales.domain.money import format_money
-from aftersales.domain.paging import CursorKeys, Listing, Position, cut, decode_cursor, encode_cursor
+from aftersales.domain.paging import Listing, Position, cut
 from aftersales.domain.refunds import paid_minor
+from aftersales.security.cursors import SignedCursors
 from aftersales.services.lines import describe_lines, order_lines, unknown_order
 from aftersales.services.lookup_views import KindOption, LineView, OrdersPage, OrderSummary, OrderView
 from aftersales.storage.listings import OrderRow
@@ -25,7 +26,7 @@ def find_orders(
     customer_id: str | None,
     limit: int,
     cursor: str | None,
-    keys: CursorKeys,
+    cursors: SignedCursors,
 ) -> OrdersPage:
     """A page of the orders of the customer one key names, newest first.
 
@@ -34,7 +35,7 @@ def find_orders(
     """
     key = customer_key(FIND_ORDERS, email, phone, customer_id)
     listing = Listing(FIND_ORDERS, f"{key.field}:{key.value}")
-    after = decode_cursor(listing, cursor, keys) if cursor is not None else None
+    after = cursors.read(listing, cursor) if cursor is not None else None
     with uow:
         rows, more = cut(uow.listings.orders_of(key, after, limit), limit, _position)
         if not rows and after is None:
@@ -56,7 +57,7 @@ def find_orders(
     ]
     return OrdersPage(
         orders=orders,
-        next_cursor=encode_cursor(listing, more, keys) if more else None,
+        next_cursor=cursors.write(listing, more) if more else None,
         next_step=_orders_next_step(key, bool(rows), more is not None),
     )
 

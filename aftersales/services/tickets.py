@@ -6,9 +6,10 @@ from aftersales.domain.enums import RefundMethod, TicketKind, TicketStatus
 from aftersales.domain.errors import NotFound
 from aftersales.domain.lookups import TicketScope, ticket_scope
 from aftersales.domain.money import format_money
-from aftersales.domain.paging import CursorKeys, Listing, Position, cut, decode_cursor, encode_cursor
+from aftersales.domain.paging import Listing, Position, cut
 from aftersales.domain.stages import next_step, stage_of
 from aftersales.domain.tickets import TimelineEntry
+from aftersales.security.cursors import SignedCursors
 from aftersales.services.lines import unknown_order
 from aftersales.services.lookup_views import TicketsPage
 from aftersales.services.views import EventView, ItemView, RefundView, TicketSummary, TicketView
@@ -77,7 +78,7 @@ def list_tickets(
     order_id: str | None,
     limit: int,
     cursor: str | None,
-    keys: CursorKeys,
+    cursors: SignedCursors,
 ) -> TicketsPage:
     """A page of the tickets of one customer or one order, newest first, each as a ticket view summarises it.
 
@@ -86,14 +87,14 @@ def list_tickets(
     """
     scope = ticket_scope(LIST_TICKETS, customer_id, order_id)
     listing = Listing(LIST_TICKETS, f"{scope.field}:{scope.value}")
-    after = decode_cursor(listing, cursor, keys) if cursor is not None else None
+    after = cursors.read(listing, cursor) if cursor is not None else None
     with uow:
         rows, more = cut(uow.listings.tickets_of(scope, after, limit), limit, _position)
         if not rows and after is None and scope.field == "order_id" and uow.listings.order(scope.value) is None:
             raise unknown_order(scope.value)
     return TicketsPage(
         tickets=[ticket_summary(row) for row in rows],
-        next_cursor=encode_cursor(listing, more, keys) if more else None,
+        next_cursor=cursors.write(listing, more) if more else None,
         next_step=_tickets_next_step(scope, bool(rows) or after is not None, more is not None),
     )
 

@@ -2,10 +2,14 @@
 the question, a client without forms, replays, refusals, and the units a cancelled ticket frees."""
 
 import pytest
+from freezegun import freeze_time
+from mcp.shared.exceptions import MCPError
 from mcp_types import InputRequiredResult
 from sqlalchemy import func, select
 
+from aftersales.clock import wall
 from aftersales.domain.callers import READ, Caller
+from aftersales.mcp.ratelimit import ANSWER_ROUNDS
 from aftersales.storage.models import Ticket, TicketEvent
 from tests.support.cancellation import cancel_arguments
 from tests.support.clients import connect
@@ -131,3 +135,42 @@ async def test_a_cancelled_ticket_frees_the_line_for_a_new_estimate_and_ticket(s
     assert held.is_error and f"already has an open ticket, {opened['ticket_id']}" in held.content[0].text
     assert not freed.is_error and again.structured_content["outcome"] == "created"
     assert again.structured_content["ticket"]["ticket_id"] != opened["ticket_id"]
+
+
+@pytest.mark.settings(rate_write_per_minute=60, rate_write_burst=1)
+async def test_a_cancel_retried_as_the_rate_limit_says_is_done_though_the_write_bucket_is_nearly_empty(
+    server, app, mode, stories
+):
+    ticket_id, person = stories["ticket_awaiting_return"]["ticket_id"], Person()
+    arguments, refusals = cancel_arguments(ticket_id), []
+    # The limiter's clock stands still until the test moves it by exactly the wait each refusal states.
+    with freeze_time(wall(), tick=False, real_asyncio=True) as clock:
+        async with connect(server, mode, elicitation_callback=person) as client:
+            await client.call_tool(TOOL, {"ticket_id": ticket_id})  # an argument error, still a write: the last token
+            for _ in range(6):
+                result = await client.call_tool(TOOL, arguments)
+                if not (result.is_error and result.meta["aftersales/error"] == "rate_limited"):
+                    break
+                refusals.append(result.meta["aftersales/retryAfterSeconds"])
+                clock.tick(refusals[-1])
+    # One refusal, for the first round of the first attempt; the retry after 1.0 s is asked once and done.
+    assert refusals == [1.0] and person.questions == ["confirm"]
+    assert not result.is_error and result.structured_content["outcome"] == "cancelled"
+    assert state(app, ticket_id)[0] == "cancelled"
+
+
+@pytest.mark.settings(rate_write_per_minute=60, rate_write_burst=1)
+async def test_a_replayed_answer_meets_the_limit_after_a_few_free_rounds_and_a_forged_one_is_refused(
+    server, app, stories
+):
+    ticket_id = stories["ticket_under_review"]["ticket_id"]
+    call = cancel_arguments(ticket_id)
+    with freeze_time(wall(), tick=False, real_asyncio=True):
+        async with connect(server, elicitation_callback=Person()) as client:
+            first = await client.session.call_tool(TOOL, call, allow_input_required=True)  # the only write token
+            answered = [await second_round(client.session, TOOL, call, first) for _ in range(ANSWER_ROUNDS + 1)]
+            with pytest.raises(MCPError) as forged:
+                await second_round(client.session, TOOL, call, first, state=first.request_state[:-4] + "AAAA")
+    outcomes = [r.meta["aftersales/error"] if r.is_error else r.structured_content["outcome"] for r in answered]
+    assert outcomes == ["cancelled"] + ["replayed"] * (ANSWER_ROUNDS - 1) + ["rate_limited"]
+    assert forged.value.error.code == -32602 and state(app, ticket_id)[0] == "cancelled"

@@ -5,6 +5,7 @@ Every answer must be an argument error that names each broken field, or a parse 
 valid Unicode; never a -32603 or an HTTP 5xx; and no table but the audit may change.
 """
 
+import base64
 import itertools
 import json
 import re
@@ -12,6 +13,7 @@ from collections import Counter
 from collections.abc import Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
+from datetime import timedelta, timezone
 from typing import Any
 
 import httpx
@@ -270,3 +272,133 @@ def test_generated_bad_calls_get_argument_errors_and_change_nothing_but_the_audi
     assert set(sent) == {f"{way}-{mode}" for way in ("http", "memory") for mode in REVISIONS}
     assert sum(sent.values()) >= 1000
     assert business_rows(app.engine) == before
+
+
+# Edited paging cursors (issue #21): every change to a cursor the server issued, whatever it spells inside, is an
+# argument error naming `cursor`; never a -32603 from a position the server would not have written.
+CURSOR_EXAMPLES = 90
+UNREADABLE_TIMES = ["9999-12-31T23:00:00-05:00", "9999-12-31T23:59:59.999999-23:59", "0001-01-01T00:00:00+14:00"]
+UNSTORABLE_IDS = ["\ud800", "O-2026-\udfff", "O-2026-000001\x00", "\x00", "O" * 5000, ""]
+
+
+def cursor_edited(cursor: str, field: str, value: Any) -> str:
+    """`cursor` with one field of its JSON payload set to `value`, anything after the payload (a signature) kept."""
+    payload, dot, rest = cursor.partition(".")
+    fields = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+    fields[field] = value
+    return base64.urlsafe_b64encode(json.dumps(fields).encode()).decode().rstrip("=") + dot + rest
+
+
+def offset_times() -> st.SearchStrategy[str]:
+    """Times in ISO form with any offset a time zone may have, edge years included."""
+    return st.builds(
+        lambda moment, minutes: moment.replace(tzinfo=timezone(timedelta(minutes=minutes))).isoformat(),
+        st.datetimes(),
+        st.integers(-1439, 1439),
+    )
+
+
+@st.composite
+def edited_cursors(draw: st.DrawFn, cursors: list[str]) -> str:
+    """A cursor the server issued, changed: a field of its payload, one character, its length, or all of it."""
+    cursor = draw(st.sampled_from(cursors))
+    alphabet = st.sampled_from("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.")
+    at = st.integers(0, len(cursor) - 1)
+    values = st.one_of(
+        st.sampled_from(UNREADABLE_TIMES + UNSTORABLE_IDS),
+        offset_times(),
+        st.text(max_size=30),
+        st.integers(min_value=-(2**70), max_value=2**70),
+        st.none(),
+        st.lists(st.integers(), max_size=2),
+    )
+    edits = st.one_of(
+        st.builds(cursor_edited, st.just(cursor), st.sampled_from(["at", "id", "l", "v"]), values),
+        st.builds(lambda i, char: cursor[:i] + char + cursor[i + 1 :], at, alphabet),
+        st.builds(lambda i, char: cursor[:i] + char + cursor[i:], at, alphabet),
+        st.builds(lambda i: cursor[:i] + cursor[i + 1 :], at),
+        st.builds(lambda i: cursor[:i], at),
+        st.from_regex(r"[A-Za-z0-9_.-]{16,200}", fullmatch=True),
+    )
+    edited = draw(edits)
+    assume(edited != cursor)
+    return edited
+
+
+def issued_cursors(portal: Any, client: Any, baseline: Any) -> dict[str, tuple[dict[str, Any], str]]:
+    """A second-page cursor of each listing, by name: the arguments of its search and the cursor it returned."""
+    orders, tickets = Counter(o["customer_id"] for o in baseline.tables["orders"]), Counter()
+    for ticket in baseline.tables["tickets"]:
+        tickets[ticket["order_id"]] += 1
+    owner = {o["id"]: o["customer_id"] for o in baseline.tables["orders"]}
+    searches = {
+        "orders": ("after_sales_find_orders", {"customer_id": orders.most_common(1)[0][0]}),
+        "tickets of an order": ("after_sales_list_tickets", {"order_id": tickets.most_common(1)[0][0]}),
+        "tickets of a customer": ("after_sales_list_tickets", {"customer_id": owner[tickets.most_common(1)[0][0]]}),
+    }
+    issued = {}
+    for name, (tool, arguments) in searches.items():
+        with acting_as(SUPPORT_BOT):
+            page = portal.call(client.call_tool, tool, arguments | {"limit": 1})
+        assert not page.is_error and page.structured_content["next_cursor"], (name, page)
+        issued[name] = (tool, arguments), page.structured_content["next_cursor"]
+    return issued
+
+
+def cursor_verdict(answer: Answer) -> str | None:
+    """Why an answer to an edited cursor is wrong, or None when it is an argument error naming the cursor."""
+    if answer.status >= 500 or answer.code is not None:
+        return f"HTTP {answer.status}, JSON-RPC error {answer.code}: {answer.text[:200]}"
+    if answer.kind != "invalid_arguments" or not ('cursor "' in answer.text or "cursor: " in answer.text):
+        return f"not an argument error naming cursor ({answer.kind}): {answer.text[:300]}"
+    return None
+
+
+@pytest.mark.usefixtures("same_calls_in_any_selection")
+def test_edited_cursors_get_argument_errors_naming_the_cursor(server, http_url, token, baseline):
+    sent: Counter[str] = Counter()
+    with (
+        start_blocking_portal() as portal,
+        ExitStack() as stack,
+        httpx.Client(headers={"Authorization": f"Bearer {token}"}, timeout=30) as http,
+    ):
+        memory = {
+            mode: stack.enter_context(portal.wrap_async_context_manager(connect(server, mode))) for mode in REVISIONS
+        }
+        issued = issued_cursors(portal, memory["auto"], baseline)
+        searches = [search for search, _ in issued.values()]
+        cursors = [cursor for _, cursor in issued.values()]
+        raw = {mode: RawHttp(http, http_url, mode) for mode in REVISIONS}
+
+        def check(cursor: str, search: tuple[str, dict[str, Any]]) -> None:
+            call = Call(search[0], search[1] | {"limit": 1, "cursor": cursor}, ("cursor",))
+            answers = {f"http-{mode}": session.call(call) for mode, session in raw.items()}
+            answers |= {f"memory-{mode}": portal.call(in_memory, client, call) for mode, client in memory.items()}
+            sent.update(answers.keys())
+            wrong = {way: problem for way, answer in answers.items() if (problem := cursor_verdict(answer))}
+            assert not wrong, (call, wrong)
+
+        # The forms named in the issue first, on every listing; then another search's cursor; then generated edits.
+        for search, cursor in issued.values():
+            for value in UNREADABLE_TIMES:
+                check(cursor_edited(cursor, "at", value), search)
+            for value in UNSTORABLE_IDS:
+                check(cursor_edited(cursor, "id", value), search)
+            for other in cursors:
+                if other != cursor:
+                    check(other, search)
+
+        @settings(
+            max_examples=CURSOR_EXAMPLES,
+            derandomize=True,
+            database=None,
+            deadline=None,
+            print_blob=False,
+            suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+        )
+        @given(cursor=edited_cursors(cursors), search=st.sampled_from(searches))
+        def send(cursor: str, search: tuple[str, dict[str, Any]]) -> None:
+            check(cursor, search)
+
+        send()
+    assert sum(sent.values()) >= 4 * CURSOR_EXAMPLES

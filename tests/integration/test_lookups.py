@@ -9,7 +9,7 @@ from aftersales.clock import as_utc, now
 from aftersales.domain.enums import TicketKind
 from aftersales.domain.errors import NotFound
 from aftersales.domain.lookups import CustomerKey, TicketScope
-from aftersales.domain.paging import CursorKeys
+from aftersales.security.cursors import SignedCursors
 from aftersales.services.creation import Decisions
 from aftersales.services.orders import find_orders, get_order
 from aftersales.services.tickets import list_tickets
@@ -17,7 +17,7 @@ from aftersales.storage.models import Customer, Order, Ticket
 from aftersales.storage.repositories import LINE_FACTS_SQL, ORDER_LINE_FACTS_SQL
 from tests.support.creation import create, ticket_request
 
-KEYS = CursorKeys.derive(["the server secret of these tests"])
+CURSORS = SignedCursors(["the server secret of these tests"])
 
 
 def every_page(fetch) -> list[str]:
@@ -57,7 +57,9 @@ def test_a_customers_orders_page_newest_first_to_the_end_by_each_key(app, baseli
     national = contact["phone"].removeprefix("+86 ")
     for key in ({"customer_id": customer}, {"email": contact["email"].title()}, {"phone": f"86-{national}"}):
         arguments = {"email": None, "phone": None, "customer_id": None} | key
-        seen = every_page(lambda cursor, a=arguments: find_orders(app.uow(), **a, limit=3, cursor=cursor, keys=KEYS))
+        seen = every_page(
+            lambda cursor, a=arguments: find_orders(app.uow(), **a, limit=3, cursor=cursor, cursors=CURSORS)
+        )
         assert seen == expected and len(seen) > 6, key
 
 
@@ -78,7 +80,7 @@ def test_orders_placed_at_one_moment_page_by_number_without_a_gap_or_a_repeat(ap
         uow.session.execute(update(Order).where(Order.customer_id == customer).values(placed_at=moment))
         uow.commit()
         ids = sorted(uow.session.scalars(select(Order.id).where(Order.customer_id == customer)), reverse=True)
-    seen = every_page(lambda cursor: find_orders(app.uow(), None, None, customer, 1, cursor, KEYS))
+    seen = every_page(lambda cursor: find_orders(app.uow(), None, None, customer, 1, cursor, CURSORS))
     assert seen == ids and len(ids) >= 3
 
 
@@ -98,7 +100,7 @@ def test_tickets_created_in_one_microsecond_page_by_number_and_the_newest_comes_
             for t in uow.session.scalars(select(Ticket).where(Ticket.customer_id == customer))
         }
     assert stored[made[0]] == at  # the microseconds survive the round trip on both databases
-    seen = every_page(lambda cursor: list_tickets(app.uow(), customer, None, 1, cursor, KEYS))
+    seen = every_page(lambda cursor: list_tickets(app.uow(), customer, None, 1, cursor, CURSORS))
     assert seen[:2] == sorted(made, reverse=True)
     assert seen == sorted(stored, key=lambda ticket: (stored[ticket], ticket), reverse=True)
 

@@ -3,6 +3,7 @@
 The limiter reads an injected clock, so these tests move time by hand instead of waiting for it.
 """
 
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -13,7 +14,7 @@ from mcp_types import INVALID_PARAMS, ToolAnnotations
 
 from aftersales.domain.callers import Caller
 from aftersales.mcp.caller import acting_as
-from aftersales.mcp.ratelimit import Bucket, Limit, RateLimiter
+from aftersales.mcp.ratelimit import ANSWER_ROUNDS, Bucket, Limit, RateLimiter
 from aftersales.worlds import context
 from tests.support.clients import ALICE, BOB
 from tests.support.worlds import a_world
@@ -22,6 +23,7 @@ pytestmark = pytest.mark.anyio
 READS = Limit(per_minute=6, burst=3)  # a token every 10 seconds
 WRITES = Limit(per_minute=60, burst=1)  # a token every second
 SERVED = {"served": True}
+STATE_TTL = 600.0
 
 
 class Clock:
@@ -62,12 +64,18 @@ class Limited:
 
     def __init__(self, reads: Limit = READS, writes: Limit = WRITES) -> None:
         self.clock = Clock()
-        self.limiter = RateLimiter(tools(), read=reads, write=writes, clock=self.clock)
+        self.limiter = RateLimiter(tools(), read=reads, write=writes, clock=self.clock, state_ttl=STATE_TTL)
         self.served = 0
 
     async def call(self, caller: Caller | None, tool: str, method: str = "tools/call") -> dict[str, Any]:
         """Send one request through the limiter as `caller` (None: no authenticated caller)."""
         return await self.send(caller, method, {"name": tool, "arguments": {}})
+
+    async def answer(self, caller: Caller | None, tool: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Send the round that answers a call's questions, with the requestState the SDK's boundary verified."""
+        answers = {"confirm": {"action": "accept", "content": {"confirm": True}}}
+        params = {"name": tool, "arguments": arguments or {}, "inputResponses": answers, "requestState": "verified"}
+        return await self.send(caller, "tools/call", params)
 
     async def read(self, caller: Caller | None, uri: str) -> dict[str, Any]:
         """Read one resource through the limiter as `caller`."""
@@ -198,3 +206,51 @@ async def test_a_fixed_resource_an_unknown_uri_and_a_caller_under_its_write_limi
         assert await limited.read(ALICE, uri) == SERVED
     assert await limited.send(ALICE, "resources/read", {"uri": 7}) == SERVED  # the SDK refuses what is not a URI
     assert await limited.calls(ALICE, "change", 1) == [True]
+
+
+@pytest.mark.parametrize("elapsed", [0.86, 0.83, 0.7, 0.5, 0.999, 0.01])
+async def test_a_wait_is_rounded_up_to_the_tenth_so_a_retry_after_exactly_that_long_is_served(elapsed):
+    limited = Limited()  # a write token a second
+    await limited.call(ALICE, "change")
+    limited.wait(elapsed)
+    stated = retry_after(await limited.call(ALICE, "change"))
+    assert 1 - elapsed - 1e-6 <= stated < 1 - elapsed + 0.1 + 1e-6 and stated * 10 == round(stated * 10)
+    limited.wait(stated)
+    assert await limited.call(ALICE, "change") == SERVED
+
+
+async def test_a_round_that_answers_a_calls_questions_is_neither_charged_nor_refused():
+    limited = Limited()
+    assert await limited.call(ALICE, "change") == SERVED  # the first round takes the last write token
+    assert await limited.answer(ALICE, "change") == SERVED
+    assert retry_after(await limited.call(ALICE, "change")) == 1.0  # the answer took nothing: one token a second
+    limited.wait(1.0)
+    assert await limited.call(ALICE, "change") == SERVED
+
+
+async def test_a_round_with_answers_but_no_verified_request_state_is_charged_like_any_call():
+    limited = Limited()
+    await limited.call(ALICE, "change")
+    answers = {"confirm": {"action": "accept", "content": {"confirm": True}}}
+    unproven = await limited.send(ALICE, "tools/call", {"name": "change", "arguments": {}, "inputResponses": answers})
+    assert retry_after(unproven) == 1.0 and limited.served == 1
+
+
+async def test_a_replayed_answer_is_free_only_a_few_rounds_per_call_and_state_lifetime_then_charged():
+    limited = Limited()
+    await limited.call(ALICE, "change")
+    assert [await limited.answer(ALICE, "change") == SERVED for _ in range(ANSWER_ROUNDS)] == [True] * ANSWER_ROUNDS
+    assert retry_after(await limited.answer(ALICE, "change")) == 1.0  # a replay loop meets the limit again
+    # Each call (caller, tool, arguments) has an allowance of its own.
+    assert await limited.answer(ALICE, "change", {"ticket_id": "T-2026-0001"}) == SERVED
+    assert await limited.answer(BOB, "change") == SERVED
+    limited.wait(STATE_TTL)  # every state of that lifetime has expired: a new call's rounds are free again
+    free = [await limited.answer(ALICE, "change") == SERVED for _ in range(ANSWER_ROUNDS)]
+    assert free == [True] * ANSWER_ROUNDS
+    assert await limited.answer(ALICE, "change") == SERVED  # charged: the bucket refilled while the states lived
+    assert retry_after(await limited.answer(ALICE, "change")) == 1.0
+
+
+def test_the_readme_states_the_free_answering_rounds_the_limiter_allows():
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    assert f"at most {ANSWER_ROUNDS} such free rounds per `AFTERSALES_STATE_TTL`" in " ".join(readme.split())

@@ -6,7 +6,8 @@ from aftersales.clock import as_utc, iso, now
 from aftersales.domain.eligibility import ticket_options
 from aftersales.domain.enums import TicketKind
 from aftersales.domain.errors import InvalidArguments, NotFound
-from aftersales.domain.paging import CursorKeys, Listing, Position, encode_cursor
+from aftersales.domain.paging import Listing, Position
+from aftersales.security.cursors import SignedCursors
 from aftersales.services.creation import Decisions, create_ticket
 from aftersales.services.lines import order_lines
 from aftersales.services.orders import find_orders, get_order, why_not
@@ -15,7 +16,7 @@ from tests.support.creation import ALICE, POLICY, ticket_request
 from tests.support.fakes import FakeDatabase, FakeUnitOfWork
 
 KINDS = [kind.value for kind in TicketKind]
-KEYS = CursorKeys.derive(["the server secret of these tests"])
+CURSORS = SignedCursors(["the server secret of these tests"])
 
 
 @pytest.fixture
@@ -24,11 +25,11 @@ def database(baseline) -> FakeDatabase:
 
 
 def find(database, email=None, phone=None, customer_id=None, limit=10, cursor=None):
-    return find_orders(FakeUnitOfWork(database), email, phone, customer_id, limit, cursor, KEYS)
+    return find_orders(FakeUnitOfWork(database), email, phone, customer_id, limit, cursor, CURSORS)
 
 
 def tickets(database, customer_id=None, order_id=None, limit=10, cursor=None):
-    return list_tickets(FakeUnitOfWork(database), customer_id, order_id, limit, cursor, KEYS)
+    return list_tickets(FakeUnitOfWork(database), customer_id, order_id, limit, cursor, CURSORS)
 
 
 def orders_of(database, customer_id: str) -> list[dict]:
@@ -121,7 +122,7 @@ def test_a_cursor_past_the_last_order_gives_an_empty_page_not_an_error(database,
     oldest = orders_of(database, customer)[-1]
     listing = Listing("after_sales_find_orders", f"customer_id:{customer}")
     page = find(
-        database, customer_id=customer, cursor=encode_cursor(listing, Position(oldest["placed_at"], oldest["id"]), KEYS)
+        database, customer_id=customer, cursor=CURSORS.write(listing, Position(oldest["placed_at"], oldest["id"]))
     )
     assert page.orders == [] and page.next_cursor is None and "earlier pages held every order" in page.next_step
 

@@ -5,7 +5,7 @@ from mcp.server.mcpserver import MCPServer
 from aftersales.app import App
 from aftersales.domain.callers import READ
 from aftersales.domain.calls import FIND_ORDERS
-from aftersales.domain.paging import DEFAULT_LIMIT, MAX_LIMIT, CursorKeys
+from aftersales.domain.paging import DEFAULT_LIMIT, MAX_LIMIT
 from aftersales.mcp.caller import authorize
 from aftersales.mcp.errors import tool_errors
 from aftersales.mcp.fields import Limit, OptionalCursor, OptionalCustomerId, OptionalEmail, OptionalPhone
@@ -59,5 +59,4 @@ def register(server: MCPServer, app: App) -> None:
         cursor: OptionalCursor = None,
     ) -> OrdersPage:
         authorize(READ, NAME)
-        keys = CursorKeys.derive(app.state_keys)
-        return orders.find_orders(app.uow(), email, phone, customer_id, limit, cursor, keys)
+        return orders.find_orders(app.uow(), email, phone, customer_id, limit, cursor, app.cursors)
