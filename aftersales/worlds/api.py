@@ -13,7 +13,7 @@ from typing import Any
 from aftersales.clock import wall
 from aftersales.domain.callers import ALL_SCOPES
 from aftersales.durations import parse_duration
-from aftersales.worlds import inspect
+from aftersales.worlds import bounds, inspect
 from aftersales.worlds.errors import WorldRequestError
 from aftersales.worlds.model import ADMIN_SCOPE, CLOCK_MODES, World, parse_instant
 from aftersales.worlds.service import ID_PATTERN, Worlds
@@ -34,7 +34,7 @@ def create(worlds: Worlds, body: Mapping[str, Any], mcp_url: str) -> dict[str, A
         clock_mode=clock_mode,
         at=at,
         deterministic=_flag(body, "deterministic"),
-        seed=_integer(body, "seed"),
+        seed=_seed(body),
         world_id=_id(body),
         dataset_day=_day(day) if day is not None else None,
     )
@@ -51,7 +51,7 @@ def fork(worlds: Worlds, world_id: str, body: Mapping[str, Any], mcp_url: str) -
         clock_mode=clock_mode,
         at=at,
         deterministic=_flag(body, "deterministic"),
-        seed=_integer(body, "seed"),
+        seed=_seed(body),
         world_id=_id(body),
     )
     return _made(worlds, world, caller, scopes, ttl, mcp_url)
@@ -91,7 +91,7 @@ def move_clock(worlds: Worlds, world_id: str, body: Mapping[str, Any]) -> dict[s
                 "A world's clock is advanced by a positive duration; to go back, set it.",
                 'Send a positive duration such as "31m", or {"set": ISO-8601} instead.',
             )
-        return worlds.advance(world_id, by).as_dict(wall())
+        return worlds.advance(world_id, bounds.duration('"advance"', by, body["advance"])).as_dict(wall())
     moment = _instant(body, "set")
     assert moment is not None
     return worlds.set_clock(world_id, moment).as_dict(wall())
@@ -155,7 +155,7 @@ def _claims(body: Mapping[str, Any]) -> tuple[str, list[str], timedelta]:
             "A token lives at least one second.",
             'Send a duration such as "12h" or "1d".',
         )
-    return caller, scopes, ttl
+    return caller, scopes, bounds.duration('"ttl"', ttl, body.get("ttl", DEFAULT_TTL))
 
 
 def _clock(body: Mapping[str, Any]) -> tuple[str | None, datetime | None]:
@@ -233,21 +233,28 @@ def _integer(body: Mapping[str, Any], name: str) -> int | None:
     return value
 
 
+def _seed(body: Mapping[str, Any]) -> int | None:
+    value = _integer(body, "seed")
+    return None if value is None else bounds.seed('"seed"', value)
+
+
 def _instant(body: Mapping[str, Any], name: str) -> datetime | None:
     text = _text(body, name)
     if text is None:
         return None
     try:
-        return parse_instant(text)
+        moment = parse_instant(text)
     except WorldRequestError:
         raise _refuse(name, text, "an ISO 8601 time", '"2026-12-01T09:00:00Z"') from None
+    return bounds.instant(f'"{name}"', moment)
 
 
 def _day(text: str) -> date:
     try:
-        return date.fromisoformat(text)
+        day = date.fromisoformat(text)
     except ValueError:
         raise _refuse("dataset_day", text, "a day (YYYY-MM-DD)", '"2026-11-30"') from None
+    return bounds.day('"dataset_day"', day)
 
 
 def _duration(body: Mapping[str, Any], name: str, default: str | None = None) -> timedelta:
@@ -257,4 +264,4 @@ def _duration(body: Mapping[str, Any], name: str, default: str | None = None) ->
     try:
         return parse_duration(value)
     except ValueError:
-        raise _refuse(name, value, "a duration (a number with s, m, h or d)", '"31m"') from None
+        raise _refuse(name, value, f"a duration {bounds.DURATIONS} (a number with s, m, h or d)", '"31m"') from None

@@ -14,11 +14,12 @@ from sqlalchemy import Engine
 from sqlalchemy.pool import NullPool
 
 from aftersales import clock
+from aftersales.durations import describe_duration
 from aftersales.security import tokens
 from aftersales.settings import Settings
 from aftersales.storage.database import make_engine
 from aftersales.storage.unit_of_work import UnitOfWork
-from aftersales.worlds import context, templates
+from aftersales.worlds import bounds, context, templates
 from aftersales.worlds.engines import WorldEngines
 from aftersales.worlds.errors import UnknownWorld, WorldLimitReached, WorldRequestError
 from aftersales.worlds.model import Place, World, WorldClock, midnight
@@ -54,6 +55,9 @@ class Worlds:
     ) -> World:
         """A new world from the baseline, a dataset file or a generated database, its dates anchored to its clock."""
         wall = clock.wall()
+        _check_start(at, seed)
+        if dataset_day is not None:
+            bounds.day("--dataset-day", dataset_day)
         mode = clock_mode or ("frozen" if at else "real")
         world_clock = WorldClock.start(mode, at, wall)
         resolved = templates.resolve(source, self.settings.seed_dir, dataset_day)
@@ -91,6 +95,7 @@ class Worlds:
     ) -> World:
         """A copy of another world's current state, with its own clock (the source's unless one is given)."""
         wall = clock.wall()
+        _check_start(at, seed)
         source = self.get(source_id)
         mode = clock_mode or ("frozen" if at else None)
         world_clock = WorldClock.start(mode, at, wall) if mode else source.clock
@@ -174,12 +179,15 @@ class Worlds:
         return self.places.sizes([world.location]).get(world.location)
 
     def advance(self, world_id: str, by: timedelta) -> World:
-        """Move a world's clock forward."""
-        return self._move_clock(world_id, lambda current: current.advanced(by))
+        """Move a world's clock forward (by at most bounds.LONGEST, and never past bounds.LATEST)."""
+        bounds.duration("--advance", by, describe_duration(by))
+        wall, name = clock.wall(), f"advance {describe_duration(by)}"
+        return self._move_clock(world_id, lambda current: _shown(current.advanced(by), wall, name))
 
     def set_clock(self, world_id: str, to: datetime) -> World:
         """Make a world's clock show `to` now (a frozen clock stays frozen there)."""
         wall = clock.wall()
+        bounds.instant("--set", to)
         return self._move_clock(world_id, lambda current: current.set_to(to, wall))
 
     def token(self, world_id: str, caller: str, scopes: list[str], ttl: timedelta) -> str:
@@ -290,3 +298,17 @@ class Worlds:
         wall = clock.wall()
         if wall - world.last_used_at >= TOUCH_EVERY:
             self.registry.update(world.id, last_used_at=wall)
+
+
+def _check_start(at: datetime | None, seed: int | None) -> None:
+    """A new world's start time and seed inside their ranges (the admin API checks them first, in its own words)."""
+    if at is not None:
+        bounds.instant("--at", at)
+    if seed is not None:
+        bounds.seed("--seed", seed)
+
+
+def _shown(moved: WorldClock, wall: datetime, name: str) -> WorldClock:
+    """`moved`, when the time it shows now is inside the range a world's clock may show."""
+    bounds.moved(name, moved.now(wall))
+    return moved
