@@ -121,8 +121,8 @@ def run_create(args: argparse.Namespace, settings: Settings) -> int:
     scopes, ttl = checked_claims(args.caller, args.scopes, args.ttl)
     with service(settings) as worlds:
         world = worlds.create(
-            args.source, args.clock, args.at, args.deterministic, args.seed, args.world_id, args.dataset_day
-        )
+            args.source, args.clock, args.at, args.deterministic, args.seed, args.world_id, args.dataset_day, True
+        )  # the operator, on the server's host: files anywhere, generated databases (never the serving one)
         return _made(worlds, world, args, scopes, ttl)
 
 

@@ -6,8 +6,7 @@ of a body and every answer's shape is here, so the CLI and the HTTP API stay the
 
 import re
 from collections.abc import Mapping
-from datetime import date, datetime, timedelta
-from pathlib import Path
+from datetime import datetime, timedelta
 from typing import Any
 
 from aftersales.clock import wall
@@ -21,29 +20,28 @@ from aftersales.worlds.service import ID_PATTERN, Worlds
 CALLER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,63}$")  # as `aftersales token issue --caller` accepts
 TOKEN_SCOPES = (*ALL_SCOPES, ADMIN_SCOPE)
 DEFAULT_TTL = "1d"
-CREATE_FIELDS = {"from", "clock", "at", "deterministic", "seed", "id", "dataset_day", "caller", "scopes", "ttl"}
+CREATE_FIELDS = {"from", "clock", "at", "deterministic", "seed", "id", "caller", "scopes", "ttl"}
 
 
 def create(worlds: Worlds, body: Mapping[str, Any], mcp_url: str) -> dict[str, Any]:
-    """A new world, and a token bound to it."""
+    """A new world from the baseline or a dataset file in the datasets folder, and a token bound to it."""
     _only(body, CREATE_FIELDS)
     caller, scopes, ttl = _claims(body)
-    day, clock_mode, at = _text(body, "dataset_day"), *_clock(body)
+    clock_mode, at = _clock(body)
     world = worlds.create(
-        source=_source(body),
+        source=_text(body, "from") or "baseline",  # the service refuses databases and files outside the folder
         clock_mode=clock_mode,
         at=at,
         deterministic=_flag(body, "deterministic"),
         seed=_seed(body),
         world_id=_id(body),
-        dataset_day=_day(day) if day is not None else None,
     )
     return _made(worlds, world, caller, scopes, ttl, mcp_url)
 
 
 def fork(worlds: Worlds, world_id: str, body: Mapping[str, Any], mcp_url: str) -> dict[str, Any]:
     """A new world holding another's current state, and a token bound to it."""
-    _only(body, CREATE_FIELDS - {"from", "dataset_day"})
+    _only(body, CREATE_FIELDS - {"from"})
     caller, scopes, ttl = _claims(body)
     clock_mode, at = _clock(body)
     world = worlds.fork(
@@ -185,17 +183,6 @@ def _id(body: Mapping[str, Any]) -> str | None:
     return chosen
 
 
-def _source(body: Mapping[str, Any]) -> str:
-    source = _text(body, "from") or "baseline"
-    if source != "baseline" and "://" not in source and not Path(source).expanduser().is_file():
-        raise WorldRequestError(
-            f'"from" {source!r} names no file on the server.',
-            'A world comes from "baseline", a dataset file or a generated database on the server, or a database URL.',
-            'Check the path (it is read on the server), or leave "from" out for the baseline.',
-        )
-    return source
-
-
 def _only(body: Mapping[str, Any], allowed: set[str]) -> None:
     unknown = sorted(set(body) - allowed)
     if unknown:
@@ -247,14 +234,6 @@ def _instant(body: Mapping[str, Any], name: str) -> datetime | None:
     except WorldRequestError:
         raise _refuse(name, text, "an ISO 8601 time", '"2026-12-01T09:00:00Z"') from None
     return bounds.instant(f'"{name}"', moment)
-
-
-def _day(text: str) -> date:
-    try:
-        day = date.fromisoformat(text)
-    except ValueError:
-        raise _refuse("dataset_day", text, "a day (YYYY-MM-DD)", '"2026-11-30"') from None
-    return bounds.day('"dataset_day"', day)
 
 
 def _duration(body: Mapping[str, Any], name: str, default: str | None = None) -> timedelta:

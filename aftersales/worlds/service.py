@@ -52,15 +52,20 @@ class Worlds:
         seed: int | None = None,
         world_id: str | None = None,
         dataset_day: date | None = None,
+        operator: bool = False,
     ) -> World:
-        """A new world from the baseline, a dataset file or a generated database, its dates anchored to its clock."""
+        """A new world from the baseline or a dataset file, its dates anchored to its clock.
+
+        `operator` is the command line on the server's host: dataset files anywhere and generated databases too;
+        otherwise (the admin API) dataset files only in AFTERSALES_WORLDS_DATASETS_DIR. Never the serving database.
+        """
         wall = clock.wall()
         _check_start(at, seed)
         if dataset_day is not None:
             bounds.day("--dataset-day", dataset_day)
         mode = clock_mode or ("frozen" if at else "real")
         world_clock = WorldClock.start(mode, at, wall)
-        resolved = templates.resolve(source, self.settings.seed_dir, dataset_day)
+        resolved = templates.resolve(source, self.settings.seed_dir, self._allowed(operator), dataset_day)
         self._make_room()
         start = world_clock.now(wall)
         template = templates.ensure(self.places, resolved, start)
@@ -256,6 +261,12 @@ class Worlds:
         ready = self.registry.update(world.id, state="ready")
         assert ready is not None
         return ready
+
+    def _allowed(self, operator: bool) -> templates.Allowed:
+        serving = self.registry.engine.url.render_as_string(hide_password=False)
+        if operator:
+            return templates.Allowed(serving, datasets=None, databases=True)
+        return templates.Allowed(serving, datasets=self.settings.worlds_datasets, databases=False, name='"from"')
 
     def _clear_trace(self, place: Place) -> None:
         engine = make_engine(self.places.url(place), wal=False, poolclass=NullPool)  # a fresh copy: keep its journal
