@@ -111,6 +111,7 @@ class World:
     seed: int = 0
     id_counter: int = 0
     id_counter_start: int = 0
+    incarnation: str = ""  # a nonce of this creation; its tokens carry it ("" for worlds made before it existed)
 
     def reset_clock(self, wall: datetime) -> WorldClock:
         """The clock as it was at creation: frozen at the start, offset so that now is the start again, or real."""

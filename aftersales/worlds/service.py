@@ -86,6 +86,7 @@ class Worlds:
             start_at=start,
             deterministic=deterministic or seed is not None,
             seed=seed or 0,
+            incarnation=secrets.token_hex(8),
         )
         return self._materialise(world, lambda: self.places.copy(template, world.location))
 
@@ -125,6 +126,7 @@ class Worlds:
             seed=seed if seed is not None else source.seed,
             id_counter=source.id_counter,
             id_counter_start=source.id_counter,
+            incarnation=secrets.token_hex(8),
         )
 
         def copy() -> None:
@@ -201,7 +203,7 @@ class Worlds:
             raise RuntimeError("this Worlds service was made without caller-token keys")
         world = self.get(world_id)
         self._touch(world)
-        return tokens.issue(self._keys, caller, scopes, ttl, clock.wall(), world=world.id)
+        return tokens.issue(self._keys, caller, scopes, ttl, clock.wall(), world=world.id, made=world.incarnation)
 
     @contextmanager
     def entered(self, world_id: str) -> Iterator[World]:
