@@ -12,12 +12,19 @@ def parse_duration(value: str | int | float | timedelta) -> timedelta:
     if isinstance(value, timedelta):
         return value
     if isinstance(value, int | float):
-        return timedelta(seconds=value)
+        return _seconds(value, value)
     match = _PATTERN.match(value)
     if not match:
         raise ValueError(f"{value!r} is not a duration; use a number with s, m, h or d, for example 30m or 30d")
     number, unit = match.groups()
-    return timedelta(seconds=int(number) * _UNITS[unit or "s"])
+    return _seconds(int(number) * _UNITS[unit or "s"], value)
+
+
+def _seconds(seconds: int | float, given: object) -> timedelta:
+    try:
+        return timedelta(seconds=seconds)
+    except (OverflowError, ValueError):  # past timedelta's 999,999,999 days, or not a number at all (nan)
+        raise ValueError(f"{given!r} is too long (or not a number) to be a duration; for example 30m or 30d") from None
 
 
 _WORDS = (("day", 86400), ("hour", 3600), ("minute", 60))

@@ -90,6 +90,10 @@ class Settings(BaseSettings):
     worlds_admin: bool | None = Field(
         default=None, description="Serve the worlds admin API at /admin/worlds; default on in development only."
     )
+    worlds_datasets_dir: Folder | None = Field(
+        default=None,
+        description="The only folder whose dataset files the admin API makes worlds from; default <data dir>/datasets.",
+    )
 
     @property
     def thresholds(self) -> Thresholds:
@@ -105,6 +109,11 @@ class Settings(BaseSettings):
     def worlds_admin_enabled(self) -> bool:
         """Whether /admin/worlds is served: as set, else in development only."""
         return self.env == "development" if self.worlds_admin is None else self.worlds_admin
+
+    @property
+    def worlds_datasets(self) -> Path:
+        """The folder the admin API reads dataset files from: as set, else <data dir>/datasets."""
+        return self.worlds_datasets_dir or self.data_dir / "datasets"
 
     @cached_property
     def resolved_database_url(self) -> str:

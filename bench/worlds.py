@@ -169,10 +169,10 @@ def measure(backend: str, args: argparse.Namespace, server: str | None) -> dict[
         fork, reset = fork_and_reset(worlds, args.repeat)
         source = generated(backend, args.tickets, server)
         started = time.perf_counter()
-        first = worlds.create(source=source, at=AT)
+        first = worlds.create(source=source, at=AT, operator=True)
         template_ms = (time.perf_counter() - started) * 1000
         size = worlds.size(first)
-        large = timed(lambda: worlds.create(source=source, at=AT), args.large_repeat, drop)
+        large = timed(lambda: worlds.create(source=source, at=AT, operator=True), args.large_repeat, drop)
     return {
         "fork_baseline": summary(fork),
         "reset_baseline": summary(reset),

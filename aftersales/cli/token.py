@@ -13,6 +13,7 @@ from aftersales.durations import parse_duration
 from aftersales.security import tokens
 from aftersales.settings import Settings
 from aftersales.worlds.api import TOKEN_SCOPES
+from aftersales.worlds.bounds import DURATIONS, LONGEST
 
 CALLER_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,63}$")
 
@@ -47,8 +48,8 @@ def checked_claims(caller: str, scopes_text: str, ttl_text: str) -> tuple[list[s
     if unknown or not scopes:
         raise ValueError(f"--scopes {scopes_text!r}: choose from {', '.join(TOKEN_SCOPES)}")
     ttl = parse_duration(ttl_text)
-    if ttl <= timedelta(0):
-        raise ValueError(f"--ttl {ttl_text!r}: a token must live at least one second; for example 12h or 30d")
+    if not timedelta(seconds=1) <= ttl <= LONGEST:
+        raise ValueError(f"--ttl {ttl_text!r}: a token lives {DURATIONS}; for example 12h or 30d")
     return scopes, ttl
 
 

@@ -1,4 +1,4 @@
-"""Caller tokens: itsdangerous-signed claims (caller, scopes, issued, expires, optional world), with key rotation."""
+"""Caller tokens: itsdangerous-signed claims (caller, scopes, issued, expires, optional world and its creation)."""
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -21,6 +21,7 @@ class TokenClaims:
     caller: Caller
     expires_at: datetime
     world: str | None = None  # every request made with the token runs in this world; None: the default world
+    made: str = ""  # which creation of that world (its incarnation): a world made again under the id is another
 
 
 def _serializer(keys: list[str]) -> URLSafeSerializer:
@@ -29,13 +30,21 @@ def _serializer(keys: list[str]) -> URLSafeSerializer:
 
 
 def issue(
-    keys: list[str], caller_id: str, scopes: list[str], ttl: timedelta, now: datetime, world: str | None = None
+    keys: list[str],
+    caller_id: str,
+    scopes: list[str],
+    ttl: timedelta,
+    now: datetime,
+    world: str | None = None,
+    made: str = "",
 ) -> str:
-    """Sign a token for `caller_id` with `scopes`, valid from `now` for `ttl`, bound to `world` when given."""
+    """Sign a token for `caller_id` with `scopes`, valid from `now` for `ttl`, bound to `world` (creation `made`)."""
     # "iat" is there for a person reading a token; verification needs only "exp".
     claims = {"sub": caller_id, "scp": sorted(scopes), "iat": int(now.timestamp()), "exp": int((now + ttl).timestamp())}
     if world is not None:
         claims["wld"] = world
+        if made:
+            claims["wmk"] = made
     return _serializer(keys).dumps(claims)
 
 
@@ -45,11 +54,11 @@ def verify(keys: list[str], token: str, now: datetime) -> TokenClaims:
         claims = _serializer(keys).loads(token)
         caller = Caller(id=str(claims["sub"]), scopes=frozenset(map(str, claims["scp"])))
         expires = datetime.fromtimestamp(claims["exp"], now.tzinfo)
-        world = claims.get("wld")
-        if world is not None and not isinstance(world, str):
-            raise TypeError("the world claim is not a name")
+        world, made = claims.get("wld"), claims.get("wmk", "")
+        if (world is not None and not isinstance(world, str)) or not isinstance(made, str):
+            raise TypeError("the world claims are not names")
     except (BadData, KeyError, TypeError, ValueError):
         raise InvalidToken("the bearer token is malformed or not signed by this server") from None
     if now >= expires:
         raise InvalidToken(f"the bearer token expired at {expires:%Y-%m-%d %H:%M} UTC")
-    return TokenClaims(caller=caller, expires_at=expires, world=world)
+    return TokenClaims(caller=caller, expires_at=expires, world=world, made=made)

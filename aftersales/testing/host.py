@@ -167,11 +167,12 @@ class Host(TrialHost):
         return answer_question(trial.customer, question)
 
     def _new_world(self, start: WorldStart) -> World:
+        # In-process trials run for whoever runs them, on their own files, as the command line does.
         if not start.rows:
-            return self.worlds.create(start.source, "frozen", start.clock, deterministic=True)
+            return self.worlds.create(start.source, "frozen", start.clock, deterministic=True, operator=True)
         key = start.model_dump_json(include={"source", "clock", "rows"})
         if key not in self._starts:
-            made = self.worlds.create(start.source, "frozen", start.clock, deterministic=True)
+            made = self.worlds.create(start.source, "frozen", start.clock, deterministic=True, operator=True)
             insert_rows(self.worlds.engines.engine(made.location), start.rows, made.anchor_day)
             self.worlds.engines.close(made.location)
             self._starts[key] = made

@@ -26,6 +26,12 @@ WORLD_HOW_TO = (
     "the token printed with it, or a token without a world for the default data."
 )
 
+RECREATED_HOW_TO = (
+    "The world with that id was made again, and a token names one creation of a world: do not retry with this token. "
+    "Issue a new token for the world as it is now (POST /admin/worlds/ID/tokens, or aftersales token issue --world "
+    "ID) and use that."
+)
+
 
 # A verified token's claims, and the principal built from them once: the SDK's user and Starlette's credentials.
 Verified = tuple[TokenClaims, AuthenticatedUser, AuthCredentials]
@@ -65,8 +71,16 @@ class BearerAuth:
                 router = self._router()
                 try:
                     world = await router.resolve(claims.world)
+                    if world.incarnation != claims.made:  # made again meanwhile, or a stale cache: read it afresh
+                        router.forget(claims.world)
+                        world = await router.resolve(claims.world)
                 except UnknownWorld as unknown:
                     await _unknown_world(unknown, send)
+                    return
+                if world.incarnation != claims.made:
+                    await _unauthorized(
+                        f'the bearer token is for an earlier world "{world.id}", dropped since', send, RECREATED_HOW_TO
+                    )
                     return
                 # The world's clock, ids and database, for this request and the tool calls it carries.
                 inside.enter_context(router.entered(world))
@@ -96,9 +110,9 @@ class BearerAuth:
         return verified
 
 
-async def _unauthorized(reason: str, send: Send) -> None:
+async def _unauthorized(reason: str, send: Send, what_to_do: str = HOW_TO) -> None:
     """HTTP 401 with WWW-Authenticate and a short JSON body that says what to do."""
-    body = {"error": "invalid_token", "error_description": f"{reason}.", "what_to_do": HOW_TO}
+    body = {"error": "invalid_token", "error_description": f"{reason}.", "what_to_do": what_to_do}
     challenge = f'Bearer realm="aftersales", error="invalid_token", error_description="{reason}"'
     await _answer(401, body, send, [(b"www-authenticate", challenge.encode())])
 

@@ -6,14 +6,13 @@ of a body and every answer's shape is here, so the CLI and the HTTP API stay the
 
 import re
 from collections.abc import Mapping
-from datetime import date, datetime, timedelta
-from pathlib import Path
+from datetime import datetime, timedelta
 from typing import Any
 
 from aftersales.clock import wall
 from aftersales.domain.callers import ALL_SCOPES
 from aftersales.durations import parse_duration
-from aftersales.worlds import inspect
+from aftersales.worlds import bounds, inspect
 from aftersales.worlds.errors import WorldRequestError
 from aftersales.worlds.model import ADMIN_SCOPE, CLOCK_MODES, World, parse_instant
 from aftersales.worlds.service import ID_PATTERN, Worlds
@@ -21,29 +20,28 @@ from aftersales.worlds.service import ID_PATTERN, Worlds
 CALLER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,63}$")  # as `aftersales token issue --caller` accepts
 TOKEN_SCOPES = (*ALL_SCOPES, ADMIN_SCOPE)
 DEFAULT_TTL = "1d"
-CREATE_FIELDS = {"from", "clock", "at", "deterministic", "seed", "id", "dataset_day", "caller", "scopes", "ttl"}
+CREATE_FIELDS = {"from", "clock", "at", "deterministic", "seed", "id", "caller", "scopes", "ttl"}
 
 
 def create(worlds: Worlds, body: Mapping[str, Any], mcp_url: str) -> dict[str, Any]:
-    """A new world, and a token bound to it."""
+    """A new world from the baseline or a dataset file in the datasets folder, and a token bound to it."""
     _only(body, CREATE_FIELDS)
     caller, scopes, ttl = _claims(body)
-    day, clock_mode, at = _text(body, "dataset_day"), *_clock(body)
+    clock_mode, at = _clock(body)
     world = worlds.create(
-        source=_source(body),
+        source=_text(body, "from") or "baseline",  # the service refuses databases and files outside the folder
         clock_mode=clock_mode,
         at=at,
         deterministic=_flag(body, "deterministic"),
-        seed=_integer(body, "seed"),
+        seed=_seed(body),
         world_id=_id(body),
-        dataset_day=_day(day) if day is not None else None,
     )
     return _made(worlds, world, caller, scopes, ttl, mcp_url)
 
 
 def fork(worlds: Worlds, world_id: str, body: Mapping[str, Any], mcp_url: str) -> dict[str, Any]:
     """A new world holding another's current state, and a token bound to it."""
-    _only(body, CREATE_FIELDS - {"from", "dataset_day"})
+    _only(body, CREATE_FIELDS - {"from"})
     caller, scopes, ttl = _claims(body)
     clock_mode, at = _clock(body)
     world = worlds.fork(
@@ -51,7 +49,7 @@ def fork(worlds: Worlds, world_id: str, body: Mapping[str, Any], mcp_url: str) -
         clock_mode=clock_mode,
         at=at,
         deterministic=_flag(body, "deterministic"),
-        seed=_integer(body, "seed"),
+        seed=_seed(body),
         world_id=_id(body),
     )
     return _made(worlds, world, caller, scopes, ttl, mcp_url)
@@ -91,7 +89,7 @@ def move_clock(worlds: Worlds, world_id: str, body: Mapping[str, Any]) -> dict[s
                 "A world's clock is advanced by a positive duration; to go back, set it.",
                 'Send a positive duration such as "31m", or {"set": ISO-8601} instead.',
             )
-        return worlds.advance(world_id, by).as_dict(wall())
+        return worlds.advance(world_id, bounds.duration('"advance"', by, body["advance"])).as_dict(wall())
     moment = _instant(body, "set")
     assert moment is not None
     return worlds.set_clock(world_id, moment).as_dict(wall())
@@ -155,7 +153,7 @@ def _claims(body: Mapping[str, Any]) -> tuple[str, list[str], timedelta]:
             "A token lives at least one second.",
             'Send a duration such as "12h" or "1d".',
         )
-    return caller, scopes, ttl
+    return caller, scopes, bounds.duration('"ttl"', ttl, body.get("ttl", DEFAULT_TTL))
 
 
 def _clock(body: Mapping[str, Any]) -> tuple[str | None, datetime | None]:
@@ -183,17 +181,6 @@ def _id(body: Mapping[str, Any]) -> str | None:
     if chosen is not None and not ID_PATTERN.match(chosen):
         raise _refuse("id", chosen, "a world id (1-24 lowercase letters, digits and hyphens)", '"episode-1"')
     return chosen
-
-
-def _source(body: Mapping[str, Any]) -> str:
-    source = _text(body, "from") or "baseline"
-    if source != "baseline" and "://" not in source and not Path(source).expanduser().is_file():
-        raise WorldRequestError(
-            f'"from" {source!r} names no file on the server.',
-            'A world comes from "baseline", a dataset file or a generated database on the server, or a database URL.',
-            'Check the path (it is read on the server), or leave "from" out for the baseline.',
-        )
-    return source
 
 
 def _only(body: Mapping[str, Any], allowed: set[str]) -> None:
@@ -233,21 +220,20 @@ def _integer(body: Mapping[str, Any], name: str) -> int | None:
     return value
 
 
+def _seed(body: Mapping[str, Any]) -> int | None:
+    value = _integer(body, "seed")
+    return None if value is None else bounds.seed('"seed"', value)
+
+
 def _instant(body: Mapping[str, Any], name: str) -> datetime | None:
     text = _text(body, name)
     if text is None:
         return None
     try:
-        return parse_instant(text)
+        moment = parse_instant(text)
     except WorldRequestError:
         raise _refuse(name, text, "an ISO 8601 time", '"2026-12-01T09:00:00Z"') from None
-
-
-def _day(text: str) -> date:
-    try:
-        return date.fromisoformat(text)
-    except ValueError:
-        raise _refuse("dataset_day", text, "a day (YYYY-MM-DD)", '"2026-11-30"') from None
+    return bounds.instant(f'"{name}"', moment)
 
 
 def _duration(body: Mapping[str, Any], name: str, default: str | None = None) -> timedelta:
@@ -257,4 +243,4 @@ def _duration(body: Mapping[str, Any], name: str, default: str | None = None) ->
     try:
         return parse_duration(value)
     except ValueError:
-        raise _refuse(name, value, "a duration (a number with s, m, h or d)", '"31m"') from None
+        raise _refuse(name, value, f"a duration {bounds.DURATIONS} (a number with s, m, h or d)", '"31m"') from None

@@ -106,12 +106,9 @@ class WorldsClient:
         caller: str = "agent",
         scopes: Scopes | None = None,
         ttl: str | None = None,
-        dataset_day: str | None = None,
     ) -> World:
-        """A new world from the baseline, a dataset file or a generated database on the server."""
+        """A new world from the baseline or a dataset file in the server's AFTERSALES_WORLDS_DATASETS_DIR."""
         body = _options(clock, at, deterministic, seed, world_id, caller, scopes, ttl) | {"from": source}
-        if dataset_day is not None:
-            body["dataset_day"] = dataset_day
         return self._world(self._call("POST", "", body))
 
     def fork(

@@ -111,6 +111,7 @@ class World:
     seed: int = 0
     id_counter: int = 0
     id_counter_start: int = 0
+    incarnation: str = ""  # a nonce of this creation; its tokens carry it ("" for worlds made before it existed)
 
     def reset_clock(self, wall: datetime) -> WorldClock:
         """The clock as it was at creation: frozen at the start, offset so that now is the start again, or real."""
@@ -150,10 +151,10 @@ def parse_instant(text: str) -> datetime:
     """An ISO 8601 time for --at and --set; one without an offset is taken as UTC."""
     try:
         moment = datetime.fromisoformat(text.strip())
-    except ValueError:
+        return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    except (ValueError, OverflowError):  # OverflowError: an offset that moves year 1 or 9999 out of the calendar
         raise WorldRequestError(
             f"{text!r} is not an ISO 8601 time.",
             "Times are given like 2026-12-01T09:00:00Z (UTC) or with an offset such as +08:00.",
             "Correct the time and run the command again.",
         ) from None
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)

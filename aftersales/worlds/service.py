@@ -14,11 +14,12 @@ from sqlalchemy import Engine
 from sqlalchemy.pool import NullPool
 
 from aftersales import clock
+from aftersales.durations import describe_duration
 from aftersales.security import tokens
 from aftersales.settings import Settings
 from aftersales.storage.database import make_engine
 from aftersales.storage.unit_of_work import UnitOfWork
-from aftersales.worlds import context, templates
+from aftersales.worlds import bounds, context, templates
 from aftersales.worlds.engines import WorldEngines
 from aftersales.worlds.errors import UnknownWorld, WorldLimitReached, WorldRequestError
 from aftersales.worlds.model import Place, World, WorldClock, midnight
@@ -51,12 +52,20 @@ class Worlds:
         seed: int | None = None,
         world_id: str | None = None,
         dataset_day: date | None = None,
+        operator: bool = False,
     ) -> World:
-        """A new world from the baseline, a dataset file or a generated database, its dates anchored to its clock."""
+        """A new world from the baseline or a dataset file, its dates anchored to its clock.
+
+        `operator` is the command line on the server's host: dataset files anywhere and generated databases too;
+        otherwise (the admin API) dataset files only in AFTERSALES_WORLDS_DATASETS_DIR. Never the serving database.
+        """
         wall = clock.wall()
+        _check_start(at, seed)
+        if dataset_day is not None:
+            bounds.day("--dataset-day", dataset_day)
         mode = clock_mode or ("frozen" if at else "real")
         world_clock = WorldClock.start(mode, at, wall)
-        resolved = templates.resolve(source, self.settings.seed_dir, dataset_day)
+        resolved = templates.resolve(source, self.settings.seed_dir, self._allowed(operator), dataset_day)
         self._make_room()
         start = world_clock.now(wall)
         template = templates.ensure(self.places, resolved, start)
@@ -77,6 +86,7 @@ class Worlds:
             start_at=start,
             deterministic=deterministic or seed is not None,
             seed=seed or 0,
+            incarnation=secrets.token_hex(8),
         )
         return self._materialise(world, lambda: self.places.copy(template, world.location))
 
@@ -91,6 +101,7 @@ class Worlds:
     ) -> World:
         """A copy of another world's current state, with its own clock (the source's unless one is given)."""
         wall = clock.wall()
+        _check_start(at, seed)
         source = self.get(source_id)
         mode = clock_mode or ("frozen" if at else None)
         world_clock = WorldClock.start(mode, at, wall) if mode else source.clock
@@ -115,6 +126,7 @@ class Worlds:
             seed=seed if seed is not None else source.seed,
             id_counter=source.id_counter,
             id_counter_start=source.id_counter,
+            incarnation=secrets.token_hex(8),
         )
 
         def copy() -> None:
@@ -174,12 +186,15 @@ class Worlds:
         return self.places.sizes([world.location]).get(world.location)
 
     def advance(self, world_id: str, by: timedelta) -> World:
-        """Move a world's clock forward."""
-        return self._move_clock(world_id, lambda current: current.advanced(by))
+        """Move a world's clock forward (by at most bounds.LONGEST, and never past bounds.LATEST)."""
+        bounds.duration("--advance", by, describe_duration(by))
+        wall, name = clock.wall(), f"advance {describe_duration(by)}"
+        return self._move_clock(world_id, lambda current: _shown(current.advanced(by), wall, name))
 
     def set_clock(self, world_id: str, to: datetime) -> World:
         """Make a world's clock show `to` now (a frozen clock stays frozen there)."""
         wall = clock.wall()
+        bounds.instant("--set", to)
         return self._move_clock(world_id, lambda current: current.set_to(to, wall))
 
     def token(self, world_id: str, caller: str, scopes: list[str], ttl: timedelta) -> str:
@@ -188,7 +203,7 @@ class Worlds:
             raise RuntimeError("this Worlds service was made without caller-token keys")
         world = self.get(world_id)
         self._touch(world)
-        return tokens.issue(self._keys, caller, scopes, ttl, clock.wall(), world=world.id)
+        return tokens.issue(self._keys, caller, scopes, ttl, clock.wall(), world=world.id, made=world.incarnation)
 
     @contextmanager
     def entered(self, world_id: str) -> Iterator[World]:
@@ -249,6 +264,12 @@ class Worlds:
         assert ready is not None
         return ready
 
+    def _allowed(self, operator: bool) -> templates.Allowed:
+        serving = self.registry.engine.url.render_as_string(hide_password=False)
+        if operator:
+            return templates.Allowed(serving, datasets=None, databases=True)
+        return templates.Allowed(serving, datasets=self.settings.worlds_datasets, databases=False, name='"from"')
+
     def _clear_trace(self, place: Place) -> None:
         engine = make_engine(self.places.url(place), wal=False, poolclass=NullPool)  # a fresh copy: keep its journal
         try:
@@ -290,3 +311,17 @@ class Worlds:
         wall = clock.wall()
         if wall - world.last_used_at >= TOUCH_EVERY:
             self.registry.update(world.id, last_used_at=wall)
+
+
+def _check_start(at: datetime | None, seed: int | None) -> None:
+    """A new world's start time and seed inside their ranges (the admin API checks them first, in its own words)."""
+    if at is not None:
+        bounds.instant("--at", at)
+    if seed is not None:
+        bounds.seed("--seed", seed)
+
+
+def _shown(moved: WorldClock, wall: datetime, name: str) -> WorldClock:
+    """`moved`, when the time it shows now is inside the range a world's clock may show."""
+    bounds.moved(name, moved.now(wall))
+    return moved

@@ -6,6 +6,7 @@ from datetime import timedelta
 import anyio
 import httpx
 import pytest
+from sqlalchemy.engine import make_url
 
 from aftersales.domain.callers import ALL_SCOPES
 from aftersales.web.app import create_web_app
@@ -110,6 +111,24 @@ async def test_the_admin_api_answers_mistakes_with_json_naming_what_was_wrong_th
         assert "Traceback" not in body["message"] and "pydantic" not in body["message"].lower()
     assert "'/etc/passwd' is neither `source` nor a world id" in answers["file path"].json()["message"]
     assert "clok" in answers["unknown field"].json()["message"]
+
+
+async def test_the_admin_api_never_copies_the_servers_own_database_or_any_other(served_worlds, empty_url):
+    serving = served_worlds.app.settings.resolved_database_url
+    named = [serving, serving.removeprefix("sqlite:///")] if serving.startswith("sqlite") else [serving]
+    for source in named:
+        with pytest.raises(WorldsApiError) as refused:
+            served_worlds.admin.create(source=source, at=PINNED)
+        assert (refused.value.status, refused.value.kind) == (400, "invalid_request")
+        message = refused.value.message
+        assert message.startswith('"from"') and "is the database this server serves" in message
+        password = make_url(serving).password
+        assert password is None or str(password) not in message
+        assert 'comes from "baseline", a dataset file in' in message
+    with pytest.raises(WorldsApiError) as other:
+        served_worlds.admin.create(source=empty_url, at=PINNED)
+    assert other.value.status == 400 and "is a database, not a dataset file" in other.value.message
+    assert served_worlds.admin.list() == []
 
 
 @pytest.mark.parametrize(

@@ -78,6 +78,29 @@ async def test_a_token_naming_a_dropped_or_unknown_world_gets_404_and_never_othe
             assert "aftersales world create" in body["what_to_do"]
 
 
+async def test_a_token_of_a_dropped_world_is_refused_by_a_world_made_again_under_its_id(served_worlds, stories):
+    ticket = stories["ticket_in_repair"]["ticket_id"]
+    first = served_worlds.admin.create(at=PINNED, world_id="again")
+    old_tokens = [first.token, first.token_for("agent-2", ttl="1h")]
+    async with connect_http(served_worlds.url, first.token) as client:  # the router now remembers the first one
+        assert not (await client.call_tool(QUERY, {"ticket_id": ticket})).is_error
+    first.drop()
+    second = served_worlds.admin.create(at=PINNED, world_id="again")
+    async with httpx.AsyncClient() as http:
+        for old in old_tokens:
+            answer = await http.post(
+                f"{served_worlds.url}/mcp",
+                headers={"Authorization": f"Bearer {old}", "Accept": "application/json, text/event-stream"},
+                json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+            )
+            assert answer.status_code == 401 and answer.json()["error"] == "invalid_token"
+            body = answer.json()
+            assert 'the bearer token is for an earlier world "again", dropped since' in body["error_description"]
+            assert "was made again" in body["what_to_do"] and "Issue a new token" in body["what_to_do"]
+    async with connect_http(served_worlds.url, second.token) as client:
+        assert not (await client.call_tool(QUERY, {"ticket_id": ticket})).is_error
+
+
 @SQLITE_ONLY
 async def test_a_round_or_a_session_opened_in_one_world_is_refused_in_another(served_worlds, stories):
     admin = served_worlds.admin

@@ -85,6 +85,31 @@ def test_options_that_do_not_fit_are_one_line_and_exit_2(cli):
     assert json.loads(cli("world", "list", "--json")[1]) == {"worlds": []}
 
 
+OUT_OF_RANGE = [
+    (("world", "create", "--at", "0001-01-01T00:00:00Z"), "--at 0001-01-01T00:00:00Z is outside the times"),
+    (("world", "create", "--at", "9999-12-31T23:00:00Z"), "from 2000-01-01T00:00:00Z to 2999-12-31T23:59:59Z"),
+    (("world", "create", "--seed", str(10**40)), "A seed is a whole number from 0 to 9223372036854775807"),
+    (("world", "create", "--ttl", "99999999999d"), "'99999999999d' is too long"),
+    (("world", "create", "--ttl", "3651d"), "--ttl '3651d': a token lives from 1 second to 3650 days"),
+    (("world", "create", "--dataset-day", "0001-01-01"), "--dataset-day 0001-01-01 is outside the days"),
+    (("world", "fork", "bounded", "--seed", "-1"), "--seed -1 is outside the seeds"),
+    (("world", "clock", "bounded", "--advance", "99999999999d"), "'99999999999d' is too long"),
+    (("world", "clock", "bounded", "--advance", "3651d"), "--advance '3651 days' is not a duration this accepts"),
+    (("world", "clock", "bounded", "--set", "3000-01-01T00:00:00Z"), "--set 3000-01-01T00:00:00Z is outside"),
+    (("token", "issue", "--caller", "bot", "--ttl", "99999999999d"), "'99999999999d' is too long"),
+]
+
+
+@pytest.mark.parametrize("backend", ["sqlite"], indirect=True)  # the command line's reading, not storage's
+def test_values_out_of_range_are_one_line_naming_the_option_and_exit_2(cli):
+    assert cli("world", "create", "--id", "bounded", "--at", "2026-12-01T09:00:00Z")[0] == 0
+    for argv, words in OUT_OF_RANGE:
+        status, out = cli(*argv)
+        assert status == 2 and words in out and len(out.strip().splitlines()) == 1, (argv, out)
+    assert [w["id"] for w in json.loads(cli("world", "list", "--json")[1])["worlds"]] == ["bounded"]
+    assert "clock frozen at 2026-12-01T09:00:00Z" in cli("world", "list")[1]  # no refused move moved it
+
+
 def test_world_trace_prints_a_worlds_calls_as_json_lines_or_for_a_person(cli, worlds):
     world = worlds.create(at=PINNED)
     worlds.append_trace(world, traced_call(world.id, "after_sales_query_ticket", {"ticket_id": "T-2026-0335"}))

@@ -112,11 +112,12 @@ def test_a_world_is_compared_with_a_snapshot_file_and_with_another_world(worlds,
     assert inspect.compare(worlds, other.id, against=str(before))["identical"]
 
 
-def test_a_world_made_from_a_dataset_file_holds_its_rows_anchored_to_the_worlds_day(worlds, tmp_path):
+def test_a_world_made_from_a_dataset_file_holds_its_rows_anchored_to_the_worlds_day(worlds):
     data = generator.generate(60, 200, 30, seed=5)
-    path = tmp_path / "small.json"
+    path = worlds.settings.worlds_datasets / "small.json"  # the folder the admin API makes worlds from
+    path.parent.mkdir(parents=True)
     dataset.write(data, path)
-    world = worlds.create(source=str(path), at=PINNED)
+    world = worlds.create(source="small.json", at=PINNED)
     first = data.tables["orders"][0]
     with worlds.unit_of_work(world.id) as uow:
         orders = dict(uow.session.execute(select(Order.id, Order.placed_at)).all())

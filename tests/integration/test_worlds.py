@@ -198,7 +198,7 @@ def test_the_worlds_migrations_go_down_to_before_worlds_and_up_again(empty_engin
     config = migrate.alembic_config()
     with empty_engine.begin() as connection:
         config.attributes["connection"] = connection
-        command.downgrade(config, "0006")  # through 0008 (the trace), then 0007 (the registry)
+        command.downgrade(config, "0006")  # through 0009 (incarnations), 0008 (the trace), then 0007 (the registry)
     assert {"worlds", "trace"}.isdisjoint(inspect(empty_engine).get_table_names())
     migrate.upgrade(empty_engine)
     assert {"worlds", "trace"} <= set(inspect(empty_engine).get_table_names())

@@ -41,3 +41,9 @@ def test_a_bad_duration_names_the_accepted_forms():
 )
 def test_a_lifetime_is_stated_in_the_largest_unit_that_is_exact(duration, words):
     assert describe_duration(duration) == words
+
+
+@pytest.mark.parametrize("value", ["99999999999d", 10**40, float("nan")])
+def test_a_duration_past_what_a_timedelta_holds_is_a_value_error_not_an_overflow(value):
+    with pytest.raises(ValueError, match="too long"):
+        parse_duration(value)

@@ -71,3 +71,9 @@ def test_a_signed_world_claim_that_is_not_a_name_is_refused():
     token = URLSafeSerializer([OLD], salt="aftersales.caller-token.v1").dumps({**claims, "wld": ["w-1"]})
     with pytest.raises(InvalidToken, match="malformed"):
         verify([OLD], token, T0)
+
+
+def test_a_world_token_names_the_creation_of_its_world_and_an_older_token_names_none():
+    bound = issue([OLD], "agent", ["tickets:read"], timedelta(hours=1), T0, world="w-1", made="a1b2")
+    older = issue([OLD], "agent", ["tickets:read"], timedelta(hours=1), T0, world="w-1")
+    assert (verify([OLD], bound, T0).made, verify([OLD], older, T0).made) == ("a1b2", "")

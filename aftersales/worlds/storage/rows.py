@@ -30,11 +30,18 @@ def shift_dates(engine: Engine, days: int) -> None:
     with engine.begin() as connection:
         sqlite = connection.dialect.name == "sqlite"
         for table in business_tables().values():
-            for column in (c for c in table.columns if isinstance(c.type, DateTime)):
-                name, where = column.name, f"WHERE {column.name} IS NOT NULL"
-                if sqlite:
-                    # Stored as 'YYYY-MM-DD HH:MM:SS.ffffff': move the date, keep the time text exactly as it is.
-                    change = f"{name} = date({name}, '{days:+d} days') || substr({name}, 11)"
-                else:
-                    change = f"{name} = {name} + make_interval(days => {days})"
-                connection.execute(text(f"UPDATE {table.name} SET {change} {where}"))
+            names = [column.name for column in table.columns if isinstance(column.type, DateTime)]
+            if not names:
+                continue
+            # One UPDATE moves all of a row's times at once: column by column, a CHECK between two of them
+            # (a quote expires after it was created) would see one moved and the other not, and refuse the row.
+            changes = ", ".join(_moved(name, days, sqlite) for name in names)
+            connection.execute(text(f"UPDATE {table.name} SET {changes}"))
+
+
+def _moved(name: str, days: int, sqlite: bool) -> str:
+    """`name = ` its value `days` later (NULL stays NULL)."""
+    if sqlite:
+        # Stored as 'YYYY-MM-DD HH:MM:SS.ffffff': move the date, keep the time text exactly as it is.
+        return f"{name} = date({name}, '{days:+d} days') || substr({name}, 11)"
+    return f"{name} = {name} + make_interval(days => {days})"

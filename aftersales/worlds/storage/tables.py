@@ -50,6 +50,8 @@ WORLDS = Table(
     Column("seed", BigInteger, nullable=False),
     Column("id_counter", BigInteger, nullable=False),
     Column("id_counter_start", BigInteger, nullable=False),
+    # A nonce per creation, signed into the world's tokens: a world dropped and made again under its id is another.
+    Column("incarnation", String(32), nullable=False, server_default=""),
     _one_of("state", STATES),
     _one_of("source_kind", SOURCE_KINDS),
     _one_of("clock_mode", CLOCK_MODES),
