@@ -15,6 +15,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, CallToolResult, TextContent
 
 from aftersales.mcp.errors import internal_error
+from aftersales.mcp.forms import AnswerRefused
 from aftersales.mcp.problems import UNSTORABLE, AnchoredValidator, describe_problems, show, visible
 from aftersales.mcp.requests import tool_call
 
@@ -105,8 +106,8 @@ SDK_FAILURES = (
     (
         "invalid_answer",
         "elicitation",
-        "The person's answer in the form was empty or not one of the offered choices.",
-        "The form accepts only the options it lists.",
+        "The person's answer to the form was empty or not an answer to the form that was asked.",
+        "An accepted form must carry the fields the form asks for.",
         "Call the tool again with the same arguments so the person is asked again, or pass the value yourself "
         "after asking the customer.",
     ),
@@ -134,6 +135,11 @@ def rewrite_sdk_error(
     text = content[0].get("text", "") if content and isinstance(content[0], dict) else ""
     if not text.startswith("Error executing tool "):
         return result
+    # A form answer refused by the forms' own check is already in three parts: only the SDK's prefix goes.
+    refused = text.removeprefix(f"Error executing tool {tool}: ")
+    if refused.startswith(AnswerRefused.LEAD):
+        meta = {**(result.get("_meta") or {}), "aftersales/error": "invalid_answer"}
+        return {**result, "content": [{"type": "text", "text": f"{tool}: {refused}"}], "_meta": meta}
     if "validation error" in text.lower() and (problems := describe(text)):
         return invalid_arguments_result(tool, problems).model_dump(by_alias=True, exclude_none=True)
     for kind, marker, *parts in SDK_FAILURES:

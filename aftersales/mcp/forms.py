@@ -1,14 +1,19 @@
-"""The forms a person fills in mid-call (elicitation): flat, titled, readable."""
+"""The forms a person fills in mid-call (elicitation): flat, titled, readable, and answered only as they ask."""
 
 import json
 from collections.abc import Callable
 from typing import Annotated, Any, Literal, TypeVar
 
+from mcp.server.elicitation import render_elicitation_schema
 from mcp.server.mcpserver import Context
-from pydantic import BaseModel, Field, WithJsonSchema
+from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, model_validator
+
+from aftersales.mcp.problems import AnchoredValidator, describe_problems
 
 Resolver = TypeVar("Resolver", bound=Callable[..., object])
 _SCHEMAS: dict[tuple[Any, ...], str] = {}  # a form's JSON Schema by class and arguments, as JSON text
+_ANSWER_CHECKS: dict[type["Form"], Any] = {}  # the compiled check of a form's answers, by form
 
 METHOD_TITLES = {
     "original_payment": "Back to the card or wallet used to pay",
@@ -16,8 +21,46 @@ METHOD_TITLES = {
 }
 
 
+class AnswerRefused(ToolError):
+    """An answer that does not fit the form that was asked: the call ends as a tool error naming each field.
+
+    A ToolError, so the SDK's resolver machinery, which turns only pydantic's own errors into its generic words, lets
+    it through on both revisions; the argument gate puts the tool's name in front (see arguments.rewrite_sdk_error).
+    """
+
+    LEAD = "The answer given in the form does not fit the form that was asked"
+
+    def __init__(self, problems: list[str]) -> None:
+        listed = " ".join(f"({n}) {problem}" for n, problem in enumerate(problems, start=1))
+        super().__init__(
+            f"{self.LEAD}: {listed} An answer must give every field the form requires, each exactly as the form's "
+            "schema types it (true or false for a tick box, never text or a number; one of the listed values for a "
+            "choice), and no field the form does not have. Nothing was changed. Call the tool again with the same "
+            "arguments so the person is asked again; if this client fills in forms itself, answer in the form's types."
+        )
+
+
 class Form(BaseModel):
-    """A form whose JSON Schema is generated once per way of asking for it, not on every round."""
+    """A form whose JSON Schema is generated once per way of asking for it, and whose answers must fit that schema."""
+
+    # Defence in depth behind the schema check below: no lax reading of a field even where a field's published
+    # schema is written by hand (WithJsonSchema) rather than derived from its type.
+    model_config = ConfigDict(strict=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _answered_as_asked(cls, answer: Any) -> Any:
+        """Refuse an answer that breaks the JSON Schema the client was shown, before pydantic reads it.
+
+        Every answer reaches a form through its validation (2026-07-28 inputResponses, a round restored from
+        requestState, a 2025-11-25 elicitation/create result), so this is the one check they all pass. Read laxly,
+        "yes", 1 or "on" would be a tick and unknown fields would be dropped; a form answer is attacker input.
+        """
+        if isinstance(answer, Form):
+            return answer
+        if problems := describe_problems(_answer_check(cls), answer, outside="a field of this form"):
+            raise AnswerRefused(problems)
+        return answer
 
     @classmethod
     def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
@@ -31,6 +74,17 @@ class Form(BaseModel):
             cached = _SCHEMAS[key] = json.dumps(super().model_json_schema(*args, **kwargs))
         schema: dict[str, Any] = json.loads(cached)
         return schema
+
+
+def _answer_check(form: type[Form]) -> Any:
+    """The validator of `form`'s answers: the schema the SDK renders for the client, closed to other fields."""
+    check = _ANSWER_CHECKS.get(form)
+    if check is None:
+        # The rendered schema lists every field a form has; an answer naming another is not an answer to it.
+        check = _ANSWER_CHECKS[form] = AnchoredValidator(
+            {**render_elicitation_schema(form), "additionalProperties": False}
+        )
+    return check
 
 
 class RefundMethodForm(Form):

@@ -36,13 +36,16 @@ def _anchored_pattern(validator: Any, pattern: str, instance: Any, schema: Any) 
 AnchoredValidator = validators.extend(Draft202012Validator, {"pattern": _anchored_pattern})
 
 
-def describe_problems(validator: Any, arguments: Any) -> list[str]:
-    """One sentence per problem, in field order, each naming the field, the value and the rule."""
+def describe_problems(validator: Any, arguments: Any, outside: str = "an input of this tool") -> list[str]:
+    """One sentence per problem, in field order, each naming the field, the value and the rule.
+
+    `outside` says what a field the schema does not list is not (a form's answer is not a tool's arguments).
+    """
     if not isinstance(arguments, Mapping):
         return [f"arguments: received {show(arguments)}; the arguments must be a JSON object of named fields."]
     found = [(field, "", _unstorable_sentence(field, text, at)) for field, text, at in unstorable_texts(arguments)]
     errors = [inner for error in validator.iter_errors(dict(arguments)) for inner in _unwrapped(error)]
-    found += [(_field(error), str(error.validator), _sentence(error, validator.schema)) for error in errors]
+    found += [(_field(error), str(error.validator), _sentence(error, validator.schema, outside)) for error in errors]
     return list(dict.fromkeys(sentence for *_, sentence in sorted(found)))
 
 
@@ -99,7 +102,7 @@ def _extras(error: ValidationError) -> list[str]:
     return sorted(set(error.instance) - allowed) or ["arguments"]
 
 
-def _sentence(error: ValidationError, root: Mapping[str, Any]) -> str:
+def _sentence(error: ValidationError, root: Mapping[str, Any], outside: str) -> str:
     """Describe one violation: the field, the value received, and the rule."""
     field, value, rule = _field(error), error.instance, error.validator_value
     example, name = _example(root, field), visible(field)
@@ -107,9 +110,9 @@ def _sentence(error: ValidationError, root: Mapping[str, Any]) -> str:
         return f"{name}: missing; it is required{example}."
     if error.validator == "additionalProperties":
         names = ", ".join(visible(extra) for extra in _extras(error))
-        return (
-            f"{names}: not an input of this tool; the accepted fields are {', '.join(_keywords(error)['properties'])}."
-        )
+        return f"{names}: not {outside}; the accepted fields are {', '.join(_keywords(error)['properties'])}."
+    if error.validator == "oneOf" and (choices := _choices(rule)):
+        return f"{name}: received {show(value)}; the allowed values are {', '.join(choices)}."
     if error.validator == "pattern":
         return f"{name}: received {show(value)}, which does not match the pattern {rule}{example}."
     if error.validator == "enum":
@@ -125,6 +128,13 @@ def _sentence(error: ValidationError, root: Mapping[str, Any]) -> str:
     if error.validator == "type":
         return f"{name}: received {show(value)} ({_json_type(value)}); it must be {_article(rule)}{example}."
     return f"{name}: received {show(value)}, which breaks the rule '{error.validator}: {show(rule)}'."
+
+
+def _choices(branches: Any) -> list[str]:
+    """The values a oneOf of titled constants offers (how a form lists its choices), or none for any other oneOf."""
+    if not isinstance(branches, list) or not all(isinstance(b, Mapping) and "const" in b for b in branches):
+        return []
+    return [str(branch["const"]) for branch in branches]
 
 
 def _example(root: Mapping[str, Any], field: str) -> str:

@@ -12,9 +12,9 @@ from aftersales.domain.callers import READ, Caller
 from aftersales.mcp.ratelimit import ANSWER_ROUNDS
 from aftersales.storage.models import Ticket, TicketEvent
 from tests.support.cancellation import cancel_arguments
-from tests.support.clients import connect
+from tests.support.clients import connect, leaks
 from tests.support.creation import create_arguments
-from tests.support.elicitation import Person, second_round
+from tests.support.elicitation import MISTYPED_CONFIRMATIONS, Person, second_round
 
 pytestmark = pytest.mark.anyio
 TOOL = "after_sales_cancel_ticket"
@@ -63,6 +63,21 @@ async def test_a_person_who_does_not_tick_the_box_cancels_nothing(server, app, m
     async with connect(server, mode, elicitation_callback=Person(confirm=False)) as client:
         result = await client.call_tool(TOOL, cancel_arguments(ticket_id))
     assert result.structured_content["outcome"] == "not_cancelled" and state(app, ticket_id) == before
+
+
+@pytest.mark.parametrize(("content", "field"), MISTYPED_CONFIRMATIONS, ids=str)
+async def test_a_confirmation_that_is_not_a_json_boolean_is_refused_naming_the_field_and_cancels_nothing(
+    server, app, mode, stories, content, field
+):
+    ticket_id = stories["ticket_under_review"]["ticket_id"]
+    before = state(app, ticket_id)
+    async with connect(server, mode, elicitation_callback=Person(typed={"confirm": content})) as client:
+        result = await client.call_tool(TOOL, cancel_arguments(ticket_id))
+    text = result.content[0].text
+    assert result.is_error and result.meta["aftersales/error"] == "invalid_answer"
+    assert text.startswith(f"{TOOL}: ") and f"({1}) {field}: " in text and "Nothing was changed." in text
+    assert "Call the tool again with the same arguments so the person is asked again" in text
+    assert leaks(text) == [] and "Resolver" not in text and state(app, ticket_id) == before
 
 
 async def test_a_client_without_forms_cancels_and_the_timeline_says_the_host_confirmed(server, app, mode, stories):

@@ -3,6 +3,9 @@
 Each call breaks the published inputSchema (or the rule that text must be storable) in an otherwise valid call.
 Every answer must be an argument error that names each broken field, or a parse error for a body that is not
 valid Unicode; never a -32603 or an HTTP 5xx; and no table but the audit may change.
+
+Valid calls whose form answers break the schema the form was asked with (text, numbers, nulls, lists, a field left
+out, a field the form does not have) must be refused the same way, as a form-answer error naming each broken field.
 """
 
 import base64
@@ -23,13 +26,17 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.internal.conjecture import providers
 from hypothesis.internal.constants_ast import Constants
+from jsonschema import Draft202012Validator
 from mcp.shared.exceptions import MCPError
+from mcp_types import ElicitRequestFormParams, ElicitResult, InputRequiredResult
 from sqlalchemy import Engine, inspect, text
 
 from aftersales.mcp.caller import acting_as
 from tests.support.apps import UNLIMITED
 from tests.support.arguments import UNSTORABLE, Violation, accepts, has_unstorable_text, violations
-from tests.support.clients import SUPPORT_BOT, connect
+from tests.support.cancellation import cancel_arguments
+from tests.support.clients import SUPPORT_BOT, connect, connect_http
+from tests.support.creation import create_arguments
 
 # Each example goes out four ways (two revisions, in memory and over HTTP; arguments that are not an object only
 # over HTTP): over 1,000 calls per database, over 2,000 a run.
@@ -402,3 +409,214 @@ def test_edited_cursors_get_argument_errors_naming_the_cursor(server, http_url, 
 
         send()
     assert sum(sent.values()) >= 4 * CURSOR_EXAMPLES
+
+
+# Mistyped form answers ------------------------------------------------------------------------------------------
+# Valid calls that ask the person, answered with content that breaks the form asked: one form per call, any other
+# answered as it asks. Four ways: both revisions, in memory and over HTTP, through the SDK client (a 2026-07-28
+# call retried by hand with the answers, a 2025-11-25 call answered by its elicitation callback).
+FORM_EXAMPLES = 40
+FORM_WAYS = [(way, mode) for way in ("memory", "http") for mode in REVISIONS]
+
+
+@dataclass(frozen=True)
+class Answered:
+    """A call that asks the person, the content each of its forms gets (by question key), the fields to name."""
+
+    tool: str
+    arguments: dict[str, Any]
+    contents: dict[str, dict[str, Any]]
+    broken: tuple[str, ...]
+
+
+class Forms(dict[str, dict[str, Any]]):
+    """The forms the tools ask, by question key, as the client was sent them (short repr for hypothesis)."""
+
+    def __repr__(self) -> str:
+        return f"<{len(self)} forms>"
+
+    def key_of(self, tool: str, params: ElicitRequestFormParams) -> str:
+        """The question a 2025-11-25 elicitation/create asks (it carries no key): `tool`'s form with those fields."""
+        fields = set(params.requested_schema["properties"])
+        return next(
+            key for key, form in self.items() if key.startswith(f"{tool}:") and set(form["properties"]) == fields
+        )
+
+
+def valid_content(schema: dict[str, Any]) -> dict[str, Any]:
+    """An answer that fits `schema`: each field's first listed value, or true for a tick box."""
+    return {
+        name: field["oneOf"][0]["const"] if "oneOf" in field else True for name, field in schema["properties"].items()
+    }
+
+
+def answer_values() -> st.SearchStrategy[Any]:
+    """Any value an elicitation result may carry: text, numbers, booleans, null, lists of text."""
+    words = st.text(alphabet=st.characters(blacklist_categories=["Cs"]), max_size=20)
+    near = st.sampled_from(["yes", "no", "on", "off", "true", "false", "True", "1", "0", "", "store_credit "])
+    return st.one_of(
+        near,
+        words,
+        st.integers(min_value=-(2**40), max_value=2**40),
+        st.floats(allow_nan=False, allow_infinity=False),
+        st.booleans(),
+        st.none(),
+        st.lists(words, max_size=2),
+    )
+
+
+@st.composite
+def mistyped(draw: st.DrawFn, schema: dict[str, Any]) -> dict[str, Any]:
+    """`schema`'s valid answer with 1 to 3 changes: a field's value replaced or left out, or a field added."""
+    content = valid_content(schema)
+    for _ in range(draw(st.integers(1, 3))):
+        change = draw(st.sampled_from(["value", "missing", "extra"]))
+        if change == "extra":
+            name = draw(st.from_regex(r"[a-z_]{1,12}", fullmatch=True).filter(lambda name: name not in content))
+            content[name] = draw(answer_values())
+        elif content:
+            name = draw(st.sampled_from(sorted(content)))
+            if change == "missing":
+                del content[name]
+            else:
+                content[name] = draw(answer_values())
+    return content
+
+
+def broken_fields(schema: dict[str, Any], content: dict[str, Any]) -> tuple[str, ...]:
+    """The fields of an answer that break the form's schema, read by the standard: wrong, missing or not asked."""
+    fields = schema["properties"]
+    missing = [name for name in schema.get("required", []) if name not in content]
+    wrong = [name for name, value in content.items() if name not in fields or not accepts(fields[name], value)]
+    return tuple(sorted(missing + wrong))
+
+
+@st.composite
+def mistyped_calls(draw: st.DrawFn, forms: Forms, calls: dict[str, dict[str, Any]]) -> Answered:
+    """A call that asks the person, with exactly one of its forms answered in a way that breaks it."""
+    tool = draw(st.sampled_from(sorted(calls)))
+    keys = sorted(key for key in forms if key.startswith(f"{tool}:"))
+    target = draw(st.sampled_from(keys))
+    content = draw(mistyped(forms[target]))
+    broken = broken_fields(forms[target], content)
+    assume(broken)
+    assert not Draft202012Validator({**forms[target], "additionalProperties": False}).is_valid(content)
+    contents = {key: valid_content(forms[key]) for key in keys} | {target: content}
+    fresh = create_arguments if tool == "after_sales_create_ticket" else cancel_arguments
+    return Answered(tool, fresh(**calls[tool]), contents, broken)
+
+
+class Script:
+    """The answers of the call being sent, for the 2025-11-25 clients' elicitation callbacks."""
+
+    def __init__(self, forms: Forms) -> None:
+        self.forms, self.tool, self.contents = forms, "", {}
+        self.asked: list[str] = []
+
+    async def __call__(self, _context: Any, params: ElicitRequestFormParams) -> ElicitResult:
+        key = self.forms.key_of(self.tool, params)
+        self.asked.append(key)
+        return ElicitResult(action="accept", content=self.contents[key])
+
+
+async def answered(client: Any, mode: str, call: Answered) -> Answer:
+    """Send a call and answer its forms as scripted: by hand on 2026-07-28, by the callback on 2025-11-25."""
+    try:
+        with acting_as(SUPPORT_BOT):
+            if mode == "legacy":
+                result = await client.call_tool(call.tool, call.arguments)
+            else:
+                first = await client.session.call_tool(call.tool, call.arguments, allow_input_required=True)
+                if not isinstance(first, InputRequiredResult):
+                    return Answer(200, kind="asked nothing", text=str(first)[:200])
+                responses = {
+                    key: ElicitResult(action="accept", content=call.contents[key]) for key in first.input_requests
+                }
+                result = await client.session.call_tool(
+                    call.tool,
+                    call.arguments,
+                    input_responses=responses,
+                    request_state=first.request_state,
+                    allow_input_required=True,
+                )
+    except MCPError as error:
+        return Answer(200, code=error.error.code, text=error.error.message)
+    text = result.content[0].text if result.content else ""
+    return Answer(200, kind=(result.meta or {}).get("aftersales/error") if result.is_error else "ok", text=text)
+
+
+def form_verdict(call: Answered, answer: Answer) -> str | None:
+    """Why an answer is wrong for a call whose form answer breaks the form, or None when it is right."""
+    if answer.code is not None:
+        return f"JSON-RPC error {answer.code}: {answer.text[:200]}"
+    if answer.kind != "invalid_answer":
+        return f"not a form-answer error ({answer.kind}): {answer.text[:200]}"
+    unnamed = [name for name in call.broken if f"{name}: " not in answer.text and f"{name}," not in answer.text]
+    if unnamed or not answer.text.startswith(f"{call.tool}: ") or "Nothing was changed." not in answer.text:
+        return f"does not name {unnamed} in three parts: {answer.text[:300]}"
+    return None
+
+
+async def asked_forms(client: Any, calls: dict[str, dict[str, Any]]) -> Forms:
+    """Every form the calls ask, by question key, from one unanswered 2026-07-28 round of each."""
+    forms = Forms()
+    with acting_as(SUPPORT_BOT):
+        for tool, changes in calls.items():
+            fresh = create_arguments if tool == "after_sales_create_ticket" else cancel_arguments
+            first = await client.session.call_tool(tool, fresh(**changes), allow_input_required=True)
+            assert isinstance(first, InputRequiredResult)
+            forms |= {key: request.params.requested_schema for key, request in first.input_requests.items()}
+    return forms
+
+
+def test_mistyped_form_answers_are_refused_naming_the_field_on_both_revisions_and_change_nothing(
+    app, server, http_url, token, stories
+):
+    # A large refund asks for the method and a confirmation; a ticket in review asks to confirm its cancellation.
+    calls = {
+        "after_sales_create_ticket": {"order_id": stories["vip_laptop_recent"]["order_id"]},
+        "after_sales_cancel_ticket": {"ticket_id": stories["ticket_under_review"]["ticket_id"]},
+    }
+    before = business_rows(app.engine)
+    sent: Counter[str] = Counter()
+    with start_blocking_portal() as portal, ExitStack() as stack:
+        scripts = {way: Script(Forms()) for way in FORM_WAYS}
+        opened = {
+            "memory": lambda mode, script: connect(server, mode, elicitation_callback=script),
+            "http": lambda mode, script: connect_http(http_url, token, mode, elicitation_callback=script),
+        }
+        clients = {
+            (way, mode): stack.enter_context(portal.wrap_async_context_manager(opened[way](mode, scripts[way, mode])))
+            for way, mode in FORM_WAYS
+        }
+        forms = portal.call(asked_forms, clients["memory", "auto"], calls)
+        assert sorted(forms) == [
+            "after_sales_cancel_ticket:confirm",
+            "after_sales_create_ticket:confirm",
+            "after_sales_create_ticket:refund_method",
+        ]
+
+        @settings(
+            max_examples=FORM_EXAMPLES,
+            derandomize=True,
+            database=None,
+            deadline=None,
+            print_blob=False,
+            suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+        )
+        @given(call=mistyped_calls(forms, calls))
+        def send(call: Answered) -> None:
+            answers = {}
+            for way, mode in FORM_WAYS:
+                script = scripts[way, mode]
+                script.forms, script.tool, script.contents = forms, call.tool, call.contents
+                answers[f"{way}-{mode}"] = portal.call(answered, clients[way, mode], mode, call)
+            sent.update(answers.keys())
+            wrong = {way: problem for way, answer in answers.items() if (problem := form_verdict(call, answer))}
+            assert not wrong, (call, wrong)
+
+        send()
+    assert set(sent) == {f"{way}-{mode}" for way, mode in FORM_WAYS} and sum(sent.values()) >= 4 * FORM_EXAMPLES
+    # 2025-11-25 asked every form: the method first, then (when the method was answered well) the confirmation.
+    assert {key for way in FORM_WAYS if way[1] == "legacy" for key in scripts[way].asked} == set(forms)
+    assert business_rows(app.engine) == before

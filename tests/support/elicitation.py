@@ -13,6 +13,8 @@ class Person:
     action: str = "accept"
     method: str = "store_credit"
     confirm: bool = True
+    # The content sent as is for a form, by the field the form asks (a mistyped answer, say), instead of the above.
+    typed: dict[str, dict[str, Any]] = field(default_factory=dict)
     seen: list[ElicitRequestFormParams] = field(default_factory=list)
 
     async def __call__(self, _context: Any, params: ElicitRequestFormParams) -> ElicitResult:
@@ -20,6 +22,9 @@ class Person:
         if self.action != "accept":
             return ElicitResult(action=self.action)
         fields = params.requested_schema["properties"]
+        asked = next(iter(fields))
+        if asked in self.typed:
+            return ElicitResult(action="accept", content=self.typed[asked])
         content = {"refund_method": self.method} if "refund_method" in fields else {"confirm": self.confirm}
         return ElicitResult(action="accept", content=content)
 
@@ -48,3 +53,23 @@ async def second_round(session: Any, tool: str, arguments: dict[str, Any], first
         request_state=first.request_state if state is None else state,
         allow_input_required=True,
     )
+
+
+# Answers that do not fit the form asked, each with the field its refusal must name: text or numbers for a tick box,
+# a null, a field left out, a field the form does not have, a choice not offered.
+MISTYPED_CONFIRMATIONS = [
+    ({"confirm": "yes"}, "confirm"),
+    ({"confirm": 1}, "confirm"),
+    ({"confirm": "on"}, "confirm"),
+    ({"confirm": "true"}, "confirm"),
+    ({"confirm": None}, "confirm"),
+    ({}, "confirm"),
+    ({"confirm": True, "refund_method": "store_credit"}, "refund_method"),
+]
+MISTYPED_METHODS = [
+    ({"refund_method": "cash"}, "refund_method"),
+    ({"refund_method": "Store_Credit"}, "refund_method"),
+    ({"refund_method": 1}, "refund_method"),
+    ({"refund_method": None}, "refund_method"),
+    ({"refund_method": "store_credit", "confirm": True}, "confirm"),
+]

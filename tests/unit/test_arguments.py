@@ -11,6 +11,7 @@ from aftersales.mcp.arguments import (
     problems_in,
     rewrite_sdk_error,
 )
+from aftersales.mcp.forms import AnswerRefused
 from tests.support.clients import leaks
 
 FIELDS = {
@@ -41,6 +42,14 @@ def test_sdk_worded_failures_are_rewritten_into_three_parts_without_internals():
     text = rewrite_sdk_error("t", raw)["content"][0]["text"]
     assert "pkg.mod" not in text and "Call the tool again" in text
     assert rewrite_sdk_error("t", {"isError": False, "content": []}) == {"isError": False, "content": []}
+
+
+def test_a_refused_form_answer_keeps_its_own_words_under_the_tools_name_instead_of_the_sdks_prefix():
+    words = str(AnswerRefused(['confirm: received "yes" (a string); it must be a boolean.']))
+    raw = {"isError": True, "content": [{"type": "text", "text": f"Error executing tool t: {words}"}]}
+    rewritten = rewrite_sdk_error("t", raw)
+    assert rewritten["content"][0]["text"] == f"t: {words}"
+    assert rewritten["_meta"]["aftersales/error"] == "invalid_answer"
 
 
 def test_calls_the_sdk_would_misread_or_could_not_store_are_checked_against_the_schema_first():
