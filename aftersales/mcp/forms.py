@@ -5,6 +5,7 @@ from collections.abc import Callable
 from typing import Annotated, Any, Literal, TypeVar
 
 from mcp.server.mcpserver import Context
+from mcp_types import ClientCapabilities
 from pydantic import BaseModel, Field, WithJsonSchema
 
 Resolver = TypeVar("Resolver", bound=Callable[..., object])
@@ -63,7 +64,11 @@ class CancelConfirmForm(Form):
 
 def can_elicit(ctx: Context) -> bool:
     """Whether this client can show a form (a bare elicitation capability counts, URL-only does not)."""
-    capabilities = ctx.client_capabilities
+    return shows_forms(ctx.client_capabilities)
+
+
+def shows_forms(capabilities: ClientCapabilities | None) -> bool:
+    """Whether a client with these capabilities can show a form: the one test the tools and the trace share."""
     elicitation = capabilities.elicitation if capabilities is not None else None
     return elicitation is not None and (elicitation.form is not None or elicitation.url is None)
 
