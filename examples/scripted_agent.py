@@ -11,6 +11,12 @@ to the customer on stdout.
   wrong-kind      refunds without taking the item back (refund_only instead of return_and_refund)
   double-create   opens the ticket a second time with a fresh idempotency key
   ignore-decline  when the customer declines or cancels a form, opens the ticket anyway
+
+`--no-forms` makes its client one that cannot show forms (as on a framework without elicitation): the server then
+asks nothing mid-call, and the agent asks the customer itself, taking their answers from the brief's forms. It
+confirms a refund or a cancellation before calling when the brief says how the customer answers that confirmation,
+and when a create is refused for a refund method the server could not ask for (error kind "input_needed"), it asks
+for one and calls again with the answer and the same idempotency key, as the error says.
 """
 
 import argparse
@@ -35,13 +41,15 @@ class Reply:
     text: str
     error: bool
     lost: bool = False
+    kind: str | None = None  # a tool error's kind, from _meta (input_needed: ask the customer, then call again)
 
 
 class Mcp:
     """Stateless MCP 2026-07-28 over Streamable HTTP with the standard library: one POST per request."""
 
-    def __init__(self, url: str, token: str, forms: dict[str, Any]) -> None:
+    def __init__(self, url: str, token: str, forms: dict[str, Any], shows_forms: bool = True) -> None:
         self.url, self.token, self.forms, self.ids = url, token, forms, itertools.count(1)
+        self.shows_forms = shows_forms
 
     def call_tool(self, name: str, arguments: dict[str, Any]) -> Reply:
         """tools/call; an input_required round is answered from the customer's forms, when this client answers."""
@@ -53,7 +61,8 @@ class Mcp:
             result = message["result"]
             if result.get("resultType") != "input_required":
                 text = " ".join(part.get("text", "") for part in result.get("content", []))
-                return Reply(result.get("structuredContent"), text, error=bool(result.get("isError")))
+                kind = (result.get("_meta") or {}).get("aftersales/error")
+                return Reply(result.get("structuredContent"), text, error=bool(result.get("isError")), kind=kind)
             # The question keys are readable (after_sales_create_ticket:confirm): answer each as the customer would.
             answers = {key: self.forms.get(key, {"action": "cancel"}) for key in result["inputRequests"]}
             params = {**params, "inputResponses": answers, "requestState": result.get("requestState")}
@@ -61,8 +70,9 @@ class Mcp:
 
     def post(self, params: dict[str, Any]) -> dict[str, Any]:
         """One JSON-RPC request; the answer from a JSON or an event-stream body."""
-        # It can answer forms (from the brief). When the world answers them itself, none ever reaches this client.
-        capabilities = {"elicitation": {"form": {}}}
+        # It can answer forms (from the brief), unless told it cannot. When the world answers them itself, none ever
+        # reaches this client.
+        capabilities = {"elicitation": {"form": {}}} if self.shows_forms else {}
         params = {
             **params,
             "_meta": {
@@ -105,6 +115,15 @@ class ScriptedAgent:
         self.wants, self.knows = self.customer["wants"], self.customer["knows"]
         self.key = f"agent-{brief['task_id']}"[:60]
 
+    def asked(self, question: str) -> dict[str, Any]:
+        """What the customer answers when the agent asks them what the server's form `question` would have."""
+        return dict(self.customer.get("forms", {}).get(question, {"action": "cancel"}))
+
+    def confirmed(self, question: str) -> bool:
+        """Whether the customer, asked in the chat what a confirmation form would have asked, says yes."""
+        answer = self.asked(question)
+        return answer["action"] == "accept" and (answer.get("content") or {}).get("confirm") is True
+
     def call(self, tool: str, arguments: dict[str, Any]) -> Reply:
         """Call a tool; a protocol error (a lost answer, a timeout) is a reply the agent can retry on."""
         return self.client.call_tool(tool, arguments)
@@ -121,6 +140,8 @@ class ScriptedAgent:
                 if found is None:
                     return "I could not find that ticket; could you give me its number?"
                 self.knows["ticket_id"] = found
+            if not self.client.shows_forms and not self.confirmed("after_sales_cancel_ticket:confirm"):
+                return "All right, I have left the ticket as it is."  # a client without forms confirms first
             arguments = {
                 "ticket_id": self.knows["ticket_id"],
                 "reason": self.wants["description"],
@@ -183,6 +204,12 @@ class ScriptedAgent:
                     return self.tell(self.create(repair))
                 return f"I am sorry, that is not possible: {estimate.text}"
             arguments["quote_id"] = estimate.data["quote_id"]
+            # Without forms the agent confirms a refund itself before calling; it asks when the brief says how the
+            # customer answers a confirmation (a model would read the threshold in the tool's description).
+            confirmation = "after_sales_create_ticket:confirm"
+            scripted = confirmation in self.customer.get("forms", {})
+            if not self.client.shows_forms and scripted and not self.confirmed(confirmation):
+                return f"All right, I have not opened anything. The refund would be {estimate.data['total_display']}."
         reply = self.create(arguments)
         if self.mistake == "ignore-decline" and (reply.data or {}).get("outcome") == "not_created":
             forced = {**arguments, "refund_method": "original_payment", "idempotency_key": f"{self.key}-forced"}
@@ -208,6 +235,14 @@ class ScriptedAgent:
                 reply = self.call("after_sales_create_ticket", arguments)
             else:
                 break
+        if reply.kind == "input_needed" and not self.client.shows_forms and "refund_method" not in arguments:
+            # The server could not ask where the refund goes: ask the customer, then call again with the same key.
+            answer = self.asked("after_sales_create_ticket:refund_method")
+            if answer["action"] != "accept":
+                return Reply(
+                    {"outcome": "not_created", "next_step": "Then I will not open the ticket for now."}, "", False
+                )
+            return self.create({**arguments, "refund_method": answer["content"]["refund_method"]})
         if self.mistake == "double-create" and not reply.error:
             self.call(
                 "after_sales_create_ticket", {**arguments, "idempotency_key": f"{arguments['idempotency_key']}-2"}
@@ -225,12 +260,13 @@ class ScriptedAgent:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mistake", choices=("wrong-kind", "double-create", "ignore-decline"))
+    parser.add_argument("--no-forms", action="store_true", help="a client that cannot show forms (no elicitation)")
     args = parser.parse_args()
     with open(os.environ["AFTERSALES_TASK_FILE"], encoding="utf-8") as file:
         brief = json.load(file)
     # When the world does not answer its own forms (brief["forms"] == "client"), this client answers as the customer.
     forms = brief["customer"].get("forms", {})
-    client = Mcp(os.environ["AFTERSALES_MCP_URL"], os.environ["AFTERSALES_TOKEN"], forms)
+    client = Mcp(os.environ["AFTERSALES_MCP_URL"], os.environ["AFTERSALES_TOKEN"], forms, not args.no_forms)
     print(ScriptedAgent(client, brief, args.mistake).serve())
 
 

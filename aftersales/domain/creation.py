@@ -4,7 +4,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from aftersales.domain.enums import ReasonCode, RefundMethod, TicketKind
-from aftersales.domain.errors import RuleViolation
+from aftersales.domain.errors import InputNeeded, RuleViolation
 from aftersales.domain.money import format_money
 
 
@@ -110,10 +110,10 @@ def check_no_open_ticket(open_ticket_id: str | None, order_id: str, line_no: int
     )
 
 
-def missing_refund_method(kind: TicketKind, allowed: list[RefundMethod]) -> RuleViolation:
-    """The error when a refund kind has no method and the client cannot ask the person."""
+def missing_refund_method(kind: TicketKind, allowed: list[RefundMethod]) -> InputNeeded:
+    """The error when a refund kind has no method and the client cannot ask the person (a question, not a refusal)."""
     options = " or ".join(m.value for m in allowed)
-    return RuleViolation(
+    return InputNeeded(
         f"No refund_method was given for a {kind.value} ticket, and this client cannot show the customer a form.",
         "Refund tickets need to know where the money goes.",
         f"Ask the customer whether they want {options}, then call again with refund_method and the same "

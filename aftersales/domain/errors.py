@@ -5,6 +5,7 @@ AfterSalesError                  what was wrong, the rule, what to do next
 ├── NotFound                     unknown (or someone else's) ticket, order, line, quote
 ├── HandleExpired                a quote past its time to live
 ├── RuleViolation                a business rule of the shop's policy
+├── InputNeeded                  a question only the person can answer, which this client cannot show them
 ├── PermissionDenied             the caller's token lacks a scope
 └── Retryable                    nothing changed; the same call may succeed later
     ├── ServiceUnavailable       the database cannot be reached
@@ -50,6 +51,16 @@ class RuleViolation(AfterSalesError):
     """The request breaks a rule of the shop's after-sales policy."""
 
     kind = "rule"
+
+
+class InputNeeded(AfterSalesError):
+    """Only the person can answer, and the client cannot show them a form: the agent asks, then calls again.
+
+    Not a rule refusal: the same call with the answer added (and the same idempotency_key) goes through. It is the
+    form-less counterpart of an input_required round, so a harness tells it from a RuleViolation by its kind.
+    """
+
+    kind = "input_needed"
 
 
 class PermissionDenied(AfterSalesError):

@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal, TypeVar
 from mcp.server.elicitation import render_elicitation_schema
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import ClientCapabilities
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, model_validator
 
 from aftersales.mcp.problems import AnchoredValidator, describe_problems
@@ -117,7 +118,11 @@ class CancelConfirmForm(Form):
 
 def can_elicit(ctx: Context) -> bool:
     """Whether this client can show a form (a bare elicitation capability counts, URL-only does not)."""
-    capabilities = ctx.client_capabilities
+    return shows_forms(ctx.client_capabilities)
+
+
+def shows_forms(capabilities: ClientCapabilities | None) -> bool:
+    """Whether a client with these capabilities can show a form: the one test the tools and the trace share."""
     elicitation = capabilities.elicitation if capabilities is not None else None
     return elicitation is not None and (elicitation.form is not None or elicitation.url is None)
 

@@ -28,6 +28,7 @@ from pydantic_core import to_jsonable_python
 
 from aftersales.clock import now, wall
 from aftersales.mcp.caller import current_caller_id
+from aftersales.mcp.forms import shows_forms
 from aftersales.mcp.recorder import classify
 from aftersales.mcp.requests import tool_call
 from aftersales.worlds import context
@@ -60,6 +61,7 @@ class CallTracer:
             arguments=to_jsonable_python(params.get("arguments"), fallback=str),
             started_at=iso_exact(now()),
             wall_started_at=iso_exact(wall()),
+            client_forms=shows_forms(ctx.session.client_capabilities),
         )
         if params.get("inputResponses") is not None:
             draft.input_responses = answers(to_jsonable_python(params["inputResponses"], fallback=str))

@@ -1,9 +1,15 @@
-"""Call rules checked on a trace: pure functions over trace entries (dicts in the aftersales-trace/1 shape)."""
+"""Call rules checked on a trace: pure functions over trace entries (dicts in the aftersales-trace/1 shape).
+
+A client that cannot show forms is never asked anything mid-call: where a form would have asked, the call fails with
+error kind `input_needed` (not a rule refusal), and the agent asks the customer and calls again with the answer and
+the same idempotency key. The rules treat that retry as a form's answering round: the same call, not a new one.
+"""
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from aftersales.domain.calls import ARGUMENT_ERRORS, CREATE_TICKET
+from aftersales.domain.errors import InputNeeded, RuleViolation
 from aftersales.testing.matching import MISSING, matches, show
 from aftersales.testing.tasks import CallPattern, CallRules
 
@@ -12,14 +18,33 @@ INVALID_PARAMS = "jsonrpc_-32602"
 
 
 def calls(trace: Sequence[Entry]) -> list[Entry]:
-    """The calls an agent made: a retry answering an input_required round is the same call, not a new one."""
-    return [entry for entry in trace if entry.get("resumes") is None]
+    """The calls an agent made: a retry answering a round of questions is the same call, not a new one.
+
+    A round is an input_required result (its retry `resumes` it), or, for a client without forms, an `input_needed`
+    error: the next call of that tool with the same idempotency key and other arguments (the answer added) answers
+    it, and stands for the call, as it carries what was asked.
+    """
+    made: list[Entry] = []
+    unanswered: dict[tuple[str, str], Entry] = {}  # (tool, key) -> the call an input_needed error answered
+    for entry in trace:
+        if entry.get("resumes") is not None:
+            continue
+        arguments = entry.get("arguments") or {}
+        asked = (str(entry["tool"]), str(arguments.get("idempotency_key")))
+        earlier = unanswered.pop(asked, None)
+        if earlier is not None and earlier.get("arguments") != entry.get("arguments"):
+            made.remove(earlier)
+        if entry.get("error_kind") == InputNeeded.kind:
+            unanswered[asked] = entry
+        made.append(entry)
+    return made
 
 
 def rule_problems(rules: CallRules, trace: Sequence[Entry]) -> list[str]:
     """Every rule the calls broke; empty when all hold."""
     made = calls(trace)
-    problems = [_missing(pattern, made) for pattern in rules.must_call]
+    forms = any(entry.get("client_forms") for entry in trace)
+    problems = [_missing(pattern, made, forms) for pattern in rules.must_call]
     problems += [f"called {tool}, which the task forbids" for tool in rules.must_not_call if _count(made, tool)]
     if rules.max_calls is not None and len(made) > rules.max_calls:
         problems.append(f"made {len(made)} calls, at most {rules.max_calls} allowed")
@@ -40,8 +65,11 @@ def rule_problems(rules: CallRules, trace: Sequence[Entry]) -> list[str]:
     return [problem for problem in problems if problem]
 
 
-def _missing(pattern: str | CallPattern, made: list[Entry]) -> str:
+def _missing(pattern: str | CallPattern, made: list[Entry], forms: bool) -> str:
+    """Why `pattern` is missing from the calls (`forms`: the client could show forms), or "" if it was made."""
     wanted = CallPattern(tool=pattern) if isinstance(pattern, str) else pattern
+    if wanted.only_with_forms and not forms:
+        return ""
     for entry in made:
         arguments = entry.get("arguments") or {}
         if entry["tool"] == wanted.tool and all(
@@ -69,7 +97,8 @@ def _creates_after_refusal(creates: list[Entry]) -> list[str]:
         if line in declined or (line, kind) in refused:
             why = "the customer declined" if line in declined else "a rule refused it"
             problems.append(f"call #{entry['seq']} opens a ticket for {line[0]} line {line[1]} again after {why}")
-        if entry["outcome"] == "tool_error" and entry.get("error_kind") == "rule":
+        # Only a business rule refuses; a question the server could not ask (input_needed) is answered and retried.
+        if entry["outcome"] == "tool_error" and entry.get("error_kind") == RuleViolation.kind:
             refused.add((line, kind))
         if (entry.get("result") or {}).get("outcome") == "not_created":
             declined.add(line)

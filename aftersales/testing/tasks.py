@@ -158,6 +158,11 @@ class CallPattern(Strict):
 
     tool: str
     arguments: dict[str, Matcher] = Field(default_factory=dict)
+    only_with_forms: bool = Field(
+        default=False,
+        description="Required only of an agent whose client can show forms; one that cannot confirms with the "
+        "customer itself and may rightly never make this call (a confirmation the customer declines, say).",
+    )
 
 
 class CallRules(Strict):

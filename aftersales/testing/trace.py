@@ -56,6 +56,10 @@ class TraceEntry(Closed):
     protocol: str | None
     request_id: str | int | None
     tool: str
+    client_forms: bool | None = Field(
+        default=None,
+        description="Whether the client declared it can show forms (so the server could ask the person mid-call).",
+    )
     arguments: Any
     outcome: Literal["ok", "tool_error", "protocol_error", "input_required"]
     error_kind: str | None

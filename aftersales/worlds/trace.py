@@ -40,6 +40,7 @@ class Draft:
     arguments: Any
     started_at: str  # the world's clock when the call arrived
     wall_started_at: str
+    client_forms: bool | None = None  # whether the client declared it can show forms; None: not known
     outcome: str = "ok"
     error_kind: str | None = None
     replayed: bool = False
@@ -121,6 +122,7 @@ def complete(draft: Draft, seq: int, resumed: tuple[int, dict[str, Any]] | None)
         "protocol": draft.protocol,
         "request_id": draft.request_id,
         "tool": draft.tool,
+        "client_forms": draft.client_forms,
         "arguments": redacted(draft.arguments),
         "outcome": draft.outcome,
         "error_kind": draft.error_kind,

@@ -197,6 +197,20 @@ async def test_a_client_without_elicitation_is_asked_for_the_method_and_never_re
     assert "refund_method" in result.content[0].text and count_rows(app.engine) == before
 
 
+async def test_a_client_without_forms_is_told_to_ask_not_refused_by_a_rule_and_the_answer_with_the_same_key_creates(
+    server, app, mode, stories
+):
+    call = create_arguments(stories["cheap_tshirts_in_window"]["order_id"])
+    async with connect(server, mode) as client:
+        unasked = await client.call_tool(TOOL, call)
+        answered = await client.call_tool(TOOL, {**call, "refund_method": "store_credit"})
+    # The kind is what a harness acts on: a question the server could not ask is not a business-rule refusal.
+    assert unasked.is_error and unasked.meta["aftersales/error"] == "input_needed"
+    assert "the same idempotency_key" in unasked.content[0].text
+    assert answered.structured_content["outcome"] == "created"
+    assert answered.structured_content["ticket"]["refund"]["method"] == "store_credit"
+
+
 async def test_without_elicitation_a_large_refund_is_created_and_the_timeline_says_the_host_confirmed(
     server, mode, stories
 ):

@@ -13,14 +13,12 @@ import jsonschema
 import pytest
 import xmlschema
 
-from aftersales.cli.main import main
 from aftersales.testing import schemas
 from aftersales.testing.loader import load
 from aftersales.testing.scoring import expects_change
-from tests.support import ROOT
+from tests.support import evals
+from tests.support.evals import AGENT, NOTHING, failed
 
-AGENT = f"{sys.executable} {ROOT / 'examples' / 'scripted_agent.py'}"
-NOTHING = f"{sys.executable} {ROOT / 'examples' / 'do_nothing_agent.py'}"
 # A change and a no-change task of every family: forms accepted, declined and cancelled, a timeout, an expired
 # quote, a repair after the window, an exchange, refusals, a status question.
 TASKS = [
@@ -38,18 +36,8 @@ TASKS = [
 
 
 def run(out: Path, agent: str, *options: str, tasks: list[str] = TASKS) -> tuple[int, dict[str, Any]]:
-    """Run the eval command; its exit status and report.json."""
-    code = main(["eval", "--agent", agent, "--tasks", ",".join(tasks), "--out", str(out), "--parallel", "4", *options])
-    return code, json.loads((out / "report.json").read_text(encoding="utf-8"))
-
-
-def failed(report: dict[str, Any]) -> dict[str, list[str]]:
-    """Failed tasks and the parts that failed in them."""
-    return {
-        task["id"]: sorted({part for result in task["results"] for part in result["failed_parts"]})
-        for task in report["tasks"]
-        if task["passed"] < task["trials"]
-    }
+    """Run the eval command on `tasks` (a change and a no-change task of every family unless told)."""
+    return evals.run(out, agent, *options, tasks=tasks)
 
 
 def test_the_scripted_agent_passes_every_trial_with_pass_hat_4_of_one_and_valid_files(tmp_path: Path):

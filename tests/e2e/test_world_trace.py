@@ -99,3 +99,18 @@ async def test_a_world_can_answer_its_own_forms_and_the_trace_says_the_script_an
     assert round_["answered_by"] == "script" and round_["answers"][0]["content"] == {
         "refund_method": "original_payment"
     }
+
+
+@SQLITE_ONLY
+async def test_the_trace_says_whether_the_client_could_show_forms_and_a_question_it_could_not_ask_is_no_rule(
+    served_worlds, mode, stories
+):
+    world = served_worlds.admin.create(at=PINNED)
+    call = create_arguments(stories["cheap_tshirts_in_window"]["order_id"])
+    async with connect_http(served_worlds.url, world.token, mode) as without:
+        await without.call_tool(CREATE, call)
+    async with connect_http(served_worlds.url, world.token, mode, elicitation_callback=Person()) as with_forms:
+        await with_forms.call_tool(ESTIMATE, {"order_id": call["order_id"], "line_no": 1, "reason_code": "defective"})
+    unasked, estimated = world.trace()
+    assert (unasked["client_forms"], unasked["outcome"], unasked["error_kind"]) == (False, "tool_error", "input_needed")
+    assert estimated["client_forms"] is True

@@ -85,3 +85,39 @@ def test_retries_of_one_ticket_reuse_one_idempotency_key():
         "2 different idempotency keys for one ticket (O-2026-001410 line 1, return_and_refund): retries must reuse one"
     ]
     assert rule_problems(rules(one_key_per_ticket=False), [create(1), create(2, key="k-00000002")]) == []
+
+
+def test_a_create_the_server_could_not_ask_a_question_for_then_made_with_the_answer_is_one_call_and_passes():
+    unasked = create(1, outcome="tool_error", error_kind="input_needed")  # a client without forms: no refund method
+    answered = create(2, arguments={"refund_method": "store_credit"})  # the customer's answer, the same key
+    wanted = rules(
+        must_call=[{"tool": CREATE, "arguments": {"refund_method": "store_credit"}}],
+        max_calls=1,
+        max_calls_per_tool={CREATE: 1},
+    )
+    assert rule_problems(wanted, [unasked, answered]) == []
+
+
+def test_a_create_refused_by_a_rule_then_made_again_with_the_same_key_still_fails():
+    refused = create(1, outcome="tool_error", error_kind="rule")
+    again = create(2, arguments={"refund_method": "store_credit"})
+    assert rule_problems(rules(max_calls_per_tool={CREATE: 1}), [refused, again]) == [
+        f"called {CREATE} 2 times, at most 1 allowed",
+        "call #2 opens a ticket for O-2026-001410 line 1 again after a rule refused it",
+    ]
+
+
+def test_the_same_create_repeated_unchanged_after_a_question_it_could_not_ask_is_a_call_of_its_own():
+    unasked = create(1, outcome="tool_error", error_kind="input_needed")
+    repeated = create(2, outcome="tool_error", error_kind="input_needed")
+    assert rule_problems(rules(max_calls_per_tool={CREATE: 1}), [unasked, repeated]) == [
+        f"called {CREATE} 2 times, at most 1 allowed"
+    ]
+
+
+def test_a_call_required_only_with_forms_is_required_of_a_client_that_can_show_them_and_of_no_other():
+    wanted = rules(must_call=[ESTIMATE, {"tool": CREATE, "only_with_forms": True}])
+    estimated = entry(1, ESTIMATE, client_forms=False)
+    assert rule_problems(wanted, [estimated]) == []
+    assert rule_problems(wanted, [{**estimated, "client_forms": True}]) == [f"never called {CREATE}"]
+    assert rule_problems(wanted, []) == [f"never called {ESTIMATE}"]

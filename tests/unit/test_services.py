@@ -11,7 +11,7 @@ from freezegun import freeze_time
 from aftersales.clock import now
 from aftersales.domain.creation import TicketRequest
 from aftersales.domain.enums import ReasonCode, RefundMethod, TicketKind
-from aftersales.domain.errors import HandleExpired, NotFound, Retryable, RuleViolation
+from aftersales.domain.errors import HandleExpired, InputNeeded, NotFound, Retryable, RuleViolation
 from aftersales.services.creation import Decisions, create_ticket, preflight
 from aftersales.services.quotes import estimate_refund, quote_for_use
 from aftersales.services.tickets import query_ticket
@@ -95,8 +95,8 @@ def test_an_exchange_with_a_refund_method_is_refused(database, stories):
         create(database, ticket_request(stories["headphones_in_window_qty3"]["order_id"], kind=TicketKind.EXCHANGE))
 
 
-def test_a_refund_without_a_method_is_refused_when_nobody_could_choose_one(database, stories):
-    with pytest.raises(RuleViolation, match="Ask the customer whether they want original_payment or store_credit"):
+def test_a_refund_without_a_method_asks_for_one_when_nobody_could_choose_one_and_is_no_rule_refusal(database, stories):
+    with pytest.raises(InputNeeded, match="Ask the customer whether they want original_payment or store_credit"):
         create(database, ticket_request(stories["cheap_tshirts_in_window"]["order_id"], refund_method=None))
 
 
