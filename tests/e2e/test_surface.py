@@ -105,6 +105,13 @@ async def test_the_server_advertises_its_prompt_and_resources_and_lists_exactly_
     assert (prompts, resources, templates) == (["after_sales_agent"], ["aftersales://policy"], [TICKET_URI, ORDER_URI])
 
 
+async def test_the_server_says_its_tool_prompt_and_resource_lists_never_change(bare_app, connector, mode):
+    async with connector(build_server(bare_app), mode) as client:
+        capabilities = client.server_capabilities
+    changing = (capabilities.tools.list_changed, capabilities.prompts.list_changed, capabilities.resources.list_changed)
+    assert changing == (False, False, False)  # every one is registered when the server is built
+
+
 async def test_a_server_with_no_prompts_or_resources_advertises_neither(bare_app, connector, mode):
     async with connector(tools_only(), mode) as client:
         capabilities = client.server_capabilities
