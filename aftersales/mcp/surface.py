@@ -6,9 +6,11 @@ it (checked on every handshake, so prompts or resources registered later are adv
 resource name it does not know with JSON-RPC -32602 on both protocol revisions. So are prompt arguments the prompt
 does not take, or a required one left out: the SDK would answer those with an internal error.
 
-On 2026-07-28 the SDK also advertises `resources.subscribe` because it serves `subscriptions/listen`; no resource here
-ever sends an update (the policy is fixed for the life of the process, and tickets and orders change in the shared
-database, on any replica, without an event this process could see), so both revisions say `subscribe: false`.
+On 2026-07-28 the SDK also advertises `resources.subscribe` and `listChanged` for tools, prompts and resources because
+it serves `subscriptions/listen`. Nothing here ever changes those lists (every tool, prompt and resource is registered
+when the server is built) and no resource ever sends an update (the policy is fixed for the life of the process, and
+tickets and orders change in the shared database, on any replica, without an event this process could see), so both
+revisions say `listChanged: false` and `subscribe: false`, as 2025-11-25 already did.
 """
 
 from collections.abc import Mapping
@@ -22,6 +24,7 @@ from mcp_types import INVALID_PARAMS
 from aftersales.mcp.requests import params_of
 
 HANDSHAKES = ("initialize", "server/discover")
+LISTS = ("tools", "prompts", "resources")
 
 
 class ServedSurface:
@@ -55,7 +58,7 @@ class ServedSurface:
             raise wrong_arguments(name, extra, missing, sorted(taken))
 
     async def _trim(self, result: dict[str, Any]) -> dict[str, Any]:
-        """The handshake result without the capabilities of empty catalogues."""
+        """The handshake result without the capabilities of empty catalogues, and with lists that never change."""
         capabilities = dict(result.get("capabilities") or {})
         if not await self._server.list_prompts():
             capabilities.pop("prompts", None)
@@ -63,6 +66,9 @@ class ServedSurface:
             capabilities.pop("resources", None)
         elif isinstance(capabilities.get("resources"), Mapping):
             capabilities["resources"] = {**capabilities["resources"], "subscribe": False}
+        for name in LISTS:
+            if isinstance(capabilities.get(name), Mapping):
+                capabilities[name] = {**capabilities[name], "listChanged": False}
         return {**result, "capabilities": capabilities}
 
 

@@ -23,6 +23,7 @@ from aftersales.storage.migrate import current_revision, head_revision
 from aftersales.web.admin import admin_routes
 from aftersales.web.auth import BearerAuth
 from aftersales.web.bodies import WholeBodies
+from aftersales.web.resumption import StreamEvents
 from aftersales.web.sessions import CallerSessionManager
 
 log = logging.getLogger(__name__)
@@ -73,6 +74,8 @@ def create_web_app(app: App, server: MCPServer | None = None) -> Starlette:
         session_idle_timeout=settings.session_idle_timeout.total_seconds(),
         per_caller=settings.sessions_per_caller,
         processes=settings.workers,
+        # A question stays open as long as one input_required round lives, so its events are kept that long too.
+        events=StreamEvents(max_age=settings.state_ttl.total_seconds()),
     )
 
     async def healthz(_: Request) -> JSONResponse:

@@ -22,6 +22,7 @@ from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from aftersales.mcp.caller import caller_id
+from aftersales.web.resumption import RETRY_MS, SessionEvents, StreamEvents
 
 log = logging.getLogger(__name__)
 
@@ -62,11 +63,14 @@ class CallerSessionManager(StreamableHTTPSessionManager):
     by the kernel, so a session's later requests would miss it (measured: every 2025-11-25 client failed).
     """
 
-    def __init__(self, app: Server[Any], *, per_caller: int, processes: int = 1, **options: Any) -> None:
-        super().__init__(app, **options)
+    def __init__(
+        self, app: Server[Any], *, per_caller: int, events: StreamEvents, processes: int = 1, **options: Any
+    ) -> None:
+        super().__init__(app, retry_interval=RETRY_MS, **options)
         if per_caller < 1:
             raise ValueError("per_caller must be at least 1")
-        self.per_caller, self.processes = per_caller, processes
+        self.per_caller, self.processes, self.events = per_caller, processes, events
+        self._session_events: dict[str, SessionEvents] = {}
 
     async def _handle_stateful_request(self, scope: Scope, receive: Receive, send: Send) -> None:
         if self.processes > 1 and not any(name == b"mcp-session-id" for name, _ in scope["headers"]):
@@ -85,7 +89,20 @@ class CallerSessionManager(StreamableHTTPSessionManager):
             if len(owned) >= self.per_caller:
                 caller = caller_id(requestor["subject"], requestor["client_id"])
                 self._evict(self._oldest_idle(owned, caller), caller)
-        return super()._admit_session(requestor)
+        # The SDK gives every new transport the manager's `event_store`: set to a fresh one each time, each session
+        # has its own (one store shared by sessions would mix their streams, which are named after request ids).
+        store = self.event_store = self.events.session()
+        transport = super()._admit_session(requestor)
+        if transport is not None and transport.mcp_session_id is not None:
+            self._session_events[transport.mcp_session_id] = store
+        return transport
+
+    async def _discard_session(self, session_id: str, transport: StreamableHTTPServerTransport) -> None:
+        # Every way a session ends (DELETE, idle timeout, eviction, a failed opening request) comes through here.
+        store = self._session_events.pop(session_id, None)
+        if store is not None:
+            store.clear()
+        await super()._discard_session(session_id, transport)
 
     def _oldest_idle(self, sessions: list[str], caller: str) -> str:
         """The session idle longest: its idle deadline is the earliest (a busy session has none)."""

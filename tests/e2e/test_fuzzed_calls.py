@@ -229,7 +229,8 @@ def _message(response: httpx.Response) -> dict[str, Any]:
         return response.json() if response.content else {}
     # Event-stream lines end at CR, LF or CRLF only; str.splitlines would also cut at U+0085 or U+2028 in the JSON.
     lines = re.split(r"\r\n|\r|\n", response.text)
-    events = [json.loads(line[5:]) for line in lines if line.startswith("data:") and line[5:]]
+    # A priming event (2025-11-25) has an id and an empty data line.
+    events = [json.loads(line[5:]) for line in lines if line.startswith("data:") and line[5:].strip()]
     return next((event for event in events if "id" in event), {})
 
 

@@ -2,12 +2,13 @@
 
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Any
 
 import pytest
 from mcp import Client
 from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_PARAMS
+from mcp_types import INVALID_PARAMS, METHOD_NOT_FOUND, EmptyResult, Request
 
 from aftersales.app import App
 from aftersales.domain.callers import READ
@@ -103,6 +104,30 @@ async def test_the_server_advertises_its_prompt_and_resources_and_lists_exactly_
     assert capabilities.completions is None and capabilities.logging is None
     assert capabilities.resources.subscribe is False  # no resource sends updates, on either revision
     assert (prompts, resources, templates) == (["after_sales_agent"], ["aftersales://policy"], [TICKET_URI, ORDER_URI])
+
+
+async def test_the_server_says_its_tool_prompt_and_resource_lists_never_change(bare_app, connector, mode):
+    async with connector(build_server(bare_app), mode) as client:
+        capabilities = client.server_capabilities
+    changing = (capabilities.tools.list_changed, capabilities.prompts.list_changed, capabilities.resources.list_changed)
+    assert changing == (False, False, False)  # every one is registered when the server is built
+
+
+class TasksGet(Request[dict[str, Any], str]):
+    """tasks/get of the tasks extension (io.modelcontextprotocol/tasks), which this server does not implement."""
+
+    method: str = "tasks/get"
+    params: dict[str, Any]
+
+
+async def test_tasks_get_is_method_not_found_because_the_server_does_not_implement_the_tasks_extension(
+    bare_app, connector, mode
+):
+    async with connector(build_server(bare_app), mode) as client:
+        extensions = client.server_capabilities.extensions or {}
+        refused = await refusal(client.session.send_request(TasksGet(params={"taskId": "T-1"}), EmptyResult))
+    # -32021 (a client capability is missing) is what a server with the extension answers a client without it.
+    assert "io.modelcontextprotocol/tasks" not in extensions and refused.error.code == METHOD_NOT_FOUND
 
 
 async def test_a_server_with_no_prompts_or_resources_advertises_neither(bare_app, connector, mode):

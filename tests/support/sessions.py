@@ -1,14 +1,15 @@
 """Acting as any caller on protocol 2025-11-25 with raw HTTP: open, use and hold sessions one request at a time."""
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
+from typing import Any
 
 import httpx
 
 from tests.support.clients import bearer_token
 
 ACCEPT = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-INITIALIZE = {
+INITIALIZE: dict[str, Any] = {
     "jsonrpc": "2.0",
     "id": 1,
     "method": "initialize",
@@ -17,28 +18,31 @@ INITIALIZE = {
 
 
 class LegacyCallers:
-    """Requests to one server's /mcp as callers whose tokens are signed with `keys`."""
+    """Requests to one server's /mcp as callers whose tokens are signed with `keys` and carry `scopes`."""
 
-    def __init__(self, url: str, keys: list[str], http: httpx.AsyncClient) -> None:
-        self.url, self.keys, self.http = f"{url}/mcp", keys, http
+    def __init__(
+        self, url: str, keys: list[str], http: httpx.AsyncClient, scopes: Sequence[str] = ("tickets:read",)
+    ) -> None:
+        self.url, self.keys, self.http, self.scopes = f"{url}/mcp", keys, http, list(scopes)
 
     def headers(self, caller: str, session: str | None = None) -> dict[str, str]:
-        token = bearer_token(self.keys, caller, ["tickets:read"])
+        token = bearer_token(self.keys, caller, self.scopes)
         session_headers = {"Mcp-Session-Id": session, "MCP-Protocol-Version": "2025-11-25"} if session else {}
         return {**ACCEPT, "Authorization": f"Bearer {token}", **session_headers}
 
-    async def initialize(self, caller: str) -> httpx.Response:
-        """Open a session; on success it is initialized and has no request in flight."""
-        response = await self.http.post(self.url, json=INITIALIZE, headers=self.headers(caller))
+    async def initialize(self, caller: str, capabilities: dict[str, Any] | None = None) -> httpx.Response:
+        """Open a session (declaring `capabilities`); on success it is initialized and has no request in flight."""
+        request = INITIALIZE | {"params": INITIALIZE["params"] | {"capabilities": capabilities or {}}}
+        response = await self.http.post(self.url, json=request, headers=self.headers(caller))
         if response.status_code == 200:
             initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
             session = response.headers["mcp-session-id"]
             await self.http.post(self.url, json=initialized, headers=self.headers(caller, session))
         return response
 
-    async def open_session(self, caller: str) -> str:
+    async def open_session(self, caller: str, capabilities: dict[str, Any] | None = None) -> str:
         """A new session's id."""
-        response = await self.initialize(caller)
+        response = await self.initialize(caller, capabilities)
         assert response.status_code == 200, response.text
         return response.headers["mcp-session-id"]
 
