@@ -89,15 +89,28 @@ def test_the_image_is_slim_runs_as_a_non_root_user_without_dev_dependencies():
     assert 'CMD ["aftersales", "serve"]' in dockerfile
 
 
-def run_migrate_step(tmp_path: Path, load_demo_baseline: str | None, upgrade_fails: bool = False) -> list[str]:
-    """Run the migrate service's command as its container would, with a stand-in `aftersales`; return its calls."""
+UPGRADE_FAILS_FOREVER = 10**6
+
+
+def run_migrate_step(
+    tmp_path: Path, load_demo_baseline: str | None, upgrade_failures: int = 0, succeeds: bool = True
+) -> list[str]:
+    """Run the migrate service's command as its container would, with a stand-in `aftersales`; return its calls.
+
+    The stand-in's `db upgrade` fails its first `upgrade_failures` times, as against a database not yet taking
+    connections. The pause between attempts is cut to nothing; the number of attempts is the compose file's.
+    """
     calls, bin_dir = tmp_path / "calls", tmp_path / "bin"
     bin_dir.mkdir(parents=True)
     fake = bin_dir / "aftersales"
-    fake.write_text(f'#!/bin/sh\necho "$*" >> {calls}\n[ "$1 $2" != "db upgrade" ] || exit {int(upgrade_fails)}\n')
+    fake.write_text(
+        f'#!/bin/sh\necho "$*" >> {calls}\n[ "$1 $2" = "db upgrade" ] || exit 0\n'
+        f'[ "$(grep -c "^db upgrade" {calls})" -gt {upgrade_failures} ]\n'
+    )
     fake.chmod(0o755)
     environment = SERVICES["migrate"]["environment"]
-    env = {"PATH": f"{bin_dir}:{os.environ['PATH']}"}
+    env = {"PATH": f"{bin_dir}:{os.environ['PATH']}", "MIGRATE_ATTEMPTS": environment["MIGRATE_ATTEMPTS"]}
+    env["MIGRATE_PAUSE"] = "0"
     if load_demo_baseline is not None:
         # Compose's interpolation of ${LOAD_DEMO_BASELINE:-no} from .env, done by hand here.
         env["LOAD_DEMO_BASELINE"] = load_demo_baseline or "no"
@@ -107,7 +120,7 @@ def run_migrate_step(tmp_path: Path, load_demo_baseline: str | None, upgrade_fai
         ]
     argv = [part.replace("$$", "$") for part in SERVICES["migrate"]["command"]]  # compose turns $$ into $
     done = subprocess.run(argv, env=env, capture_output=True, text=True)
-    assert (done.returncode != 0) == upgrade_fails, done.stderr
+    assert (done.returncode == 0) == succeeds, done.stderr
     return calls.read_text().splitlines() if calls.exists() else []
 
 
@@ -116,8 +129,52 @@ def test_the_migrate_step_loads_the_demo_baseline_only_when_asked(tmp_path):
     assert run_migrate_step(tmp_path / "no", "no") == ["db upgrade"]
     assert run_migrate_step(tmp_path / "empty", "") == ["db upgrade"]
     assert run_migrate_step(tmp_path / "yes", "yes") == ["db upgrade", "seed load --if-empty"]
-    assert run_migrate_step(tmp_path / "failed", "yes", upgrade_fails=True) == ["db upgrade"]
     assert ENV_EXAMPLE["LOAD_DEMO_BASELINE"] == "no"
+
+
+def test_the_migrate_step_tries_the_upgrade_again_while_the_database_is_not_taking_connections(tmp_path):
+    assert run_migrate_step(tmp_path / "slow", "yes", upgrade_failures=3) == ["db upgrade"] * 4 + [
+        "seed load --if-empty"
+    ]
+    attempts = int(SERVICES["migrate"]["environment"]["MIGRATE_ATTEMPTS"])
+    pause = int(SERVICES["migrate"]["environment"]["MIGRATE_PAUSE"])
+    assert attempts * pause >= 60  # a minute at least: longer than PostgreSQL takes to initialise a fresh volume
+    never = run_migrate_step(tmp_path / "never", "yes", upgrade_failures=UPGRADE_FAILS_FOREVER, succeeds=False)
+    assert never == ["db upgrade"] * attempts  # then it fails, and the server does not start
+
+
+def test_the_database_is_healthy_only_once_it_takes_connections_over_tcp():
+    # The image's init-time server on a fresh volume listens only on its Unix socket; `pg_isready` without `-h`
+    # would find it there and call the database healthy before the real server listens.
+    check = " ".join(SERVICES["postgres"]["healthcheck"]["test"])
+    words = check.split()
+    assert words[words.index("pg_isready") + 1 : words.index("pg_isready") + 3] == ["-h", "127.0.0.1"]
+    assert "-U $${POSTGRES_USER}" in check and "-d $${POSTGRES_DB}" in check
+
+
+def test_env_example_accepts_the_published_port_whatever_it_is():
+    for name in ("AFTERSALES_ALLOWED_HOSTS", "AFTERSALES_ALLOWED_ORIGINS"):
+        entries = ENV_EXAMPLE[name].split(",")
+        assert entries and all(entry.endswith(":*") for entry in entries), name  # ":*" matches any port
+    assert not re.search(r":\d+", ENV_EXAMPLE["AFTERSALES_ALLOWED_HOSTS"] + ENV_EXAMPLE["AFTERSALES_ALLOWED_ORIGINS"])
+
+
+def test_env_example_and_the_readme_give_the_baseline_s_own_counts():
+    from aftersales.bootstrap import baseline_path
+    from aftersales.seeding import dataset
+
+    tables = dataset.read(baseline_path(ROOT / "seed")).tables
+    figures = {
+        "customers": len(tables["customers"]),
+        "orders": len(tables["orders"]),
+        "tickets": len(tables["tickets"]),
+    }
+    texts = {".env.example": (ROOT / ".env.example").read_text(), "README intro": README.split("\n## ", 1)[0]}
+    for where, text in texts.items():
+        stated = re.findall(r"(\d[\d,]*) (customers|orders|tickets)\b", text)
+        assert stated, where
+        for number, table in stated:
+            assert int(number.replace(",", "")) == figures[table], (where, number, table)
 
 
 def test_the_database_password_never_sits_inside_a_url():

@@ -35,10 +35,16 @@ def check_aftersales_command(command: str, args: list[str]) -> None:
     assert chosen.command == "serve" and chosen.stdio
 
 
+def is_bridge(config: dict) -> bool:
+    """The block starts `npx` (mcp-remote) rather than this server."""
+    return Path(config.get("command", "")).name == "npx"
+
+
 def check_stdio(config: dict) -> None:
     """A launched server: aftersales itself, or uvx running its console script; an absolute data dir."""
     command, args = config["command"], config.get("args", [])
-    if command == "uvx":
+    if Path(command).name == "uvx":
+        assert Path(command).is_absolute(), "desktop hosts start servers with a short PATH: uvx too"
         assert args[0] == "--from" and args[2] in SCRIPTS
         check_aftersales_command(str(Path(sys.executable).parent / args[2]), args[3:])
     else:
@@ -59,6 +65,7 @@ def check_http(config: dict, inputs: list[dict]) -> None:
 
 def check_bridge(config: dict) -> None:
     """mcp-remote bridging stdio to the endpoint, with the header taken from the environment."""
+    assert Path(config["command"]).is_absolute(), "desktop hosts start servers with a short PATH: npx too"
     args = config["args"]
     assert "mcp-remote" in args and "http://127.0.0.1:8000/mcp" in args
     header = args[args.index("--header") + 1]
@@ -71,15 +78,15 @@ def test_every_host_has_a_stdio_and_an_http_configuration(host):
     part = SECTION.split(f"**{host}**", 1)[1].split("\n**", 1)[0]
     configs = [c for b in re.findall(r"```json\n(.*?)```", part, re.S) for c in servers(json.loads(b)).values()]
     commands = [line for line in part.splitlines() if line.startswith("claude mcp add")]
-    assert any(c.get("command", "npx") != "npx" for c in configs) or any("stdio" in line for line in commands)
-    assert any("url" in c or c.get("command") == "npx" for c in configs) or any("http" in line for line in commands)
+    assert any("command" in c and not is_bridge(c) for c in configs) or any("stdio" in line for line in commands)
+    assert any("url" in c or is_bridge(c) for c in configs) or any("http" in line for line in commands)
 
 
 @pytest.mark.parametrize("block", BLOCKS, ids=[f"block{number}" for number in range(1, len(BLOCKS) + 1)])
 def test_each_json_block_parses_and_starts_this_server(block):
     for name, config in servers(block).items():
         assert name == "aftersales"
-        if config.get("command") == "npx":
+        if is_bridge(config):
             check_bridge(config)
         elif "command" in config:
             check_stdio(config)
@@ -87,14 +94,50 @@ def test_each_json_block_parses_and_starts_this_server(block):
             check_http(config, block.get("inputs", []))
 
 
-def test_the_claude_code_commands_add_the_same_servers():
+# `claude mcp add [options] <name> <commandOrUrl> [args...]`: options that take one value, and those that take every
+# word after them up to the next option or `--` (so a name written after `--env` is read as a variable).
+SINGLE = {"-t", "--transport", "-s", "--scope", "--callback-port", "--client-id"}
+VARIADIC = {"-e", "--env", "-H", "--header"}
+
+
+def claude_mcp_add(words: list[str]) -> tuple[list[str], dict[str, list[str]]]:
+    """The positional words and the options of a `claude mcp add` line, read the way Claude Code reads them."""
+    assert words[:3] == ["claude", "mcp", "add"]
+    positional: list[str] = []
+    options: dict[str, list[str]] = {}
+    rest = words[3:]
+    while rest:
+        word = rest.pop(0)
+        if word == "--":
+            return positional + rest, options
+        if word in SINGLE:
+            options.setdefault(word.lstrip("-"), []).append(rest.pop(0))
+        elif word in VARIADIC:
+            values = options.setdefault({"-e": "env", "-H": "header"}.get(word, word.lstrip("-")), [])
+            while rest and not rest[0].startswith("-"):
+                values.append(rest.pop(0))
+        else:
+            positional.append(word)
+    return positional, options
+
+
+def test_the_claude_code_stdio_line_names_the_server_before_env_and_the_command_after_the_separator():
     adds = [shlex.split(line) for line in SHELL if line.startswith("claude mcp add")]
-    stdio = next(words for words in adds if "stdio" in words)
-    separator = stdio.index("--")
-    check_aftersales_command(stdio[separator + 1], stdio[separator + 2 :])
-    assert stdio[separator - 1] == "aftersales" and "AFTERSALES_DATA_DIR=/home/you/.local/share/aftersales" in stdio
-    http = next(words for words in adds if "http" in words)
-    assert http[-3:] == ["http://127.0.0.1:8000/mcp", "--header", "Authorization: Bearer $AFTERSALES_TOKEN"]
+    words = next(words for words in adds if "stdio" in words)
+    (name, command, *args), options = claude_mcp_add(words)
+    assert name == "aftersales"
+    assert words.index("aftersales") < words.index("--env") < words.index("--") == words.index(command) - 1
+    assert options["env"] == ["AFTERSALES_DATA_DIR=/home/you/.local/share/aftersales"]
+    assert all(re.fullmatch(r"[A-Z_]+=\S+", variable) for variable in options["env"])
+    check_aftersales_command(command, args)
+
+
+def test_the_claude_code_http_line_adds_the_endpoint_with_the_bearer_header():
+    adds = [shlex.split(line) for line in SHELL if line.startswith("claude mcp add")]
+    words = next(words for words in adds if "http" in words)
+    positional, options = claude_mcp_add(words)
+    assert positional == ["aftersales", "http://127.0.0.1:8000/mcp"]
+    assert options == {"transport": ["http"], "header": ["Authorization: Bearer $AFTERSALES_TOKEN"]}
 
 
 def test_the_oauth_note_says_what_such_hosts_need():
