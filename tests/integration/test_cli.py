@@ -164,6 +164,19 @@ def test_an_unreachable_postgresql_is_one_line_without_the_password(monkeypatch,
         assert "Connection refused" in last and "AFTERSALES_DATABASE_URL" in last
 
 
+def test_a_database_whose_driver_is_not_installed_is_the_same_one_line_as_other_unusable_urls(monkeypatch, capsys):
+    # SQLAlchemy knows the mysql dialect; its default driver (MySQLdb) is not among this project's dependencies.
+    monkeypatch.setenv("AFTERSALES_DATABASE_URL", "mysql://shop:sup3r-secret@127.0.0.1/aftersales")
+    for command in (["db", "current"], ["seed", "load"], ["world", "list"], ["serve", "--port", "0"]):
+        assert main(command) == 2, command
+        err = capsys.readouterr().err
+        assert "Traceback" not in err and "sup3r-secret" not in err, command
+        *_, last = err.splitlines()
+        assert last.startswith("aftersales: AFTERSALES_DATABASE_URL is not a database URL aftersales can use"), last
+        assert "the mysql driver needs the Python module MySQLdb, which is not installed" in last
+        assert "postgresql+psycopg://" in last
+
+
 def test_a_missing_seed_folder_is_one_line_naming_the_setting(empty_url, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("AFTERSALES_DATABASE_URL", empty_url)
     monkeypatch.setenv("AFTERSALES_SEED_DIR", str(tmp_path / "nowhere"))
