@@ -11,6 +11,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from aftersales.domain.policy import THRESHOLDS, Thresholds
 from aftersales.durations import parse_duration
 from aftersales.paths import shipped, user_data_dir
+from aftersales.ports import checked_port
 
 Duration = Annotated[timedelta, BeforeValidator(parse_duration)]
 # "~" and relative folders are fixed once, at start-up, so later changes of directory do not move them.
@@ -31,7 +32,7 @@ class Settings(BaseSettings):
         default_factory=lambda: shipped("seed"), description="Folder holding the baseline dataset."
     )
     host: str = "127.0.0.1"
-    port: int = 8000
+    port: Annotated[int, AfterValidator(checked_port)] = 8000
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     workers: int = Field(default=1, ge=1, description="Server processes `serve` runs on its one port.")
     pin_cpus: bool = Field(

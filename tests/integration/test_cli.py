@@ -7,7 +7,7 @@ import pytest
 
 from aftersales import __version__
 from aftersales.app import App
-from aftersales.cli.main import main
+from aftersales.cli.main import main, parser
 from aftersales.clock import now
 from aftersales.security import tokens
 from aftersales.settings import Settings
@@ -150,6 +150,27 @@ def test_a_setting_the_service_cannot_use_is_one_line_naming_the_variable(monkey
     assert main(["db", "current"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "AFTERSALES_PORT='eighty'" in err and "integer" in err
+
+
+@pytest.mark.parametrize("port", ["70000", "65536", "-1"])
+def test_a_port_out_of_range_is_refused_naming_the_setting(port, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("AFTERSALES_DATABASE_URL", f"sqlite:///{tmp_path / 'fresh.db'}")
+    monkeypatch.setenv("AFTERSALES_PORT", port)
+    assert main(["db", "upgrade"]) == 2
+    err = capsys.readouterr().err
+    assert err == f"aftersales: AFTERSALES_PORT='{port}' is not accepted: a port is 0 (any free one) to 65535\n"
+    assert not (tmp_path / "fresh.db").exists()
+
+
+@pytest.mark.parametrize("port", ["70000", "65536", "-1"])
+@pytest.mark.parametrize("command", ["serve", "demo"])
+def test_a_port_option_out_of_range_is_refused_naming_the_option(command, port, capsys):
+    with pytest.raises(SystemExit) as stopped:
+        parser().parse_args([command, "--port", port])  # parsed only: the old code went on to serve on another port
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert f"argument --port: '{port}' is not accepted: a port is 0 (any free one) to 65535" in err
+    assert "AFTERSALES_HOST" not in err
 
 
 def test_an_unreachable_postgresql_is_one_line_without_the_password(monkeypatch, capsys):
