@@ -19,7 +19,7 @@ def key_ring(
 
     Weak keys stop production; with `strict` they stop every environment (the requestState cipher needs 32 bytes).
     """
-    keys = [key.strip() for key in (configured or "").split(",") if key.strip()]
+    keys = listed(configured)
     if keys:
         if env == "production" and any(key.startswith(PLACEHOLDER) for key in keys):
             raise KeyConfigurationError(
@@ -40,6 +40,11 @@ def key_ring(
             "python -c 'import secrets; print(secrets.token_urlsafe(48))'"
         )
     return [_development_key(data_dir / name)]
+
+
+def listed(configured: str | None) -> list[str]:
+    """The keys a comma-separated setting holds, blanks left out."""
+    return [key.strip() for key in (configured or "").split(",") if key.strip()]
 
 
 def _development_key(path: Path) -> str:

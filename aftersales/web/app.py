@@ -21,7 +21,7 @@ from aftersales.mcp.server import build_server
 from aftersales.settings import Settings
 from aftersales.storage.migrate import current_revision, head_revision
 from aftersales.web.admin import admin_routes
-from aftersales.web.auth import BearerAuth
+from aftersales.web.auth import BearerAuth, unsigned_how_to
 from aftersales.web.bodies import WholeBodies
 from aftersales.web.sessions import CallerSessionManager
 
@@ -102,7 +102,9 @@ def create_web_app(app: App, server: MCPServer | None = None) -> Starlette:
     web.state.close_streams = sessions.close_streams
     # Each add_middleware wraps the app so far: a request meets WorkerThreads, BearerAuth, WholeBodies, then /mcp.
     web.add_middleware(WholeBodies)
-    web.add_middleware(BearerAuth, keys=app.caller_keys, router=lambda: app.router)
+    web.add_middleware(
+        BearerAuth, keys=app.caller_keys, router=lambda: app.router, unsigned=unsigned_how_to(settings)
+    )
     web.add_middleware(WorkerThreads, count=settings.worker_threads)
     return web
 
