@@ -21,7 +21,9 @@ def add(commands: Commands) -> None:
     """Register the demo command."""
     demo = commands.add_parser("demo", help="Serve the elicitation demo page (both protocol revisions side by side).")
     demo.add_argument("--host", default="127.0.0.1", help="Interface to bind (default 127.0.0.1).")
-    demo.add_argument("--port", type=port, default=DEFAULT_PORT, help=f"Port (default {DEFAULT_PORT}; 0: any free one).")
+    demo.add_argument(
+        "--port", type=port, default=DEFAULT_PORT, help=f"Port (default {DEFAULT_PORT}; 0: any free one)."
+    )
     demo.set_defaults(run=run)
 
 
