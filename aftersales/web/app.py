@@ -102,9 +102,7 @@ def create_web_app(app: App, server: MCPServer | None = None) -> Starlette:
     web.state.close_streams = sessions.close_streams
     # Each add_middleware wraps the app so far: a request meets WorkerThreads, BearerAuth, WholeBodies, then /mcp.
     web.add_middleware(WholeBodies)
-    web.add_middleware(
-        BearerAuth, keys=app.caller_keys, router=lambda: app.router, unsigned=unsigned_how_to(settings)
-    )
+    web.add_middleware(BearerAuth, keys=app.caller_keys, router=lambda: app.router, unsigned=unsigned_how_to(settings))
     web.add_middleware(WorkerThreads, count=settings.worker_threads)
     return web
 
