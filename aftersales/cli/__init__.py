@@ -1,13 +1,11 @@
-"""The command line: `aftersales serve | db | seed | token | stats | demo`, one module per command."""
+"""The command line: `aftersales serve | db | seed | token | stats | world | tasks | eval | demo`, a module each.
+
+Each command's module defines its arguments (`add`) and runs it; main imports only the module of the command given.
+"""
 
 import argparse
-from typing import TypeAlias
 
 from aftersales.ports import checked_port
-
-# Where each command module registers its sub-command. argparse's class is generic only to a type checker
-# (subscripting it at run time fails), so the alias is a string.
-Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
 
 def port(text: str) -> int:

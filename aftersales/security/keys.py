@@ -4,12 +4,25 @@ import os
 import secrets
 from pathlib import Path
 
+from aftersales.settings import Settings
+
 MIN_KEY_BYTES = 32
 PLACEHOLDER = "replace-me"  # how .env.example marks values that must be replaced
 
 
 class KeyConfigurationError(ValueError):
     """The configured keys cannot be used; the message says how to fix it."""
+
+
+def caller_keys(settings: Settings) -> list[str]:
+    """Keys for caller tokens as configured: the first signs, all verify."""
+    return key_ring(
+        settings.secret_keys,
+        env=settings.env,
+        data_dir=settings.data_dir,
+        name="secret_keys",
+        variable="AFTERSALES_SECRET_KEYS",
+    )
 
 
 def key_ring(
