@@ -1,5 +1,7 @@
 """Settings from the environment (prefix AFTERSALES_); nothing is read at import."""
 
+import difflib
+from collections.abc import Mapping
 from datetime import timedelta
 from functools import cached_property
 from pathlib import Path
@@ -113,3 +115,40 @@ class Settings(BaseSettings):
         if self.database_url:
             return self.database_url
         return f"sqlite:///{self.data_dir / 'aftersales.db'}"
+
+
+# AFTERSALES_* variables that are not settings, each read by something else on purpose: an agent under `aftersales
+# eval` (testing/runner.py), the pytest plugin's options (testing/plugin.py), the test suite's and the benchmarks'
+# own, docker compose's published port (.env.example), and the README's mcp-remote host block.
+NOT_SETTINGS = frozenset(
+    {
+        "AFTERSALES_MCP_URL",
+        "AFTERSALES_TOKEN",
+        "AFTERSALES_TASK_FILE",
+        "AFTERSALES_TEST_DATABASE_URL",
+        "AFTERSALES_TEST_SERVER",
+        "AFTERSALES_TEST_URL",
+        "AFTERSALES_TEST_ADMIN_TOKEN",
+        "AFTERSALES_TEST_POSTGRES_URL",
+        "AFTERSALES_UPDATE_SNAPSHOTS",
+        "AFTERSALES_BENCH_POSTGRES_URL",
+        "AFTERSALES_BENCH_ABLATE",
+        "AFTERSALES_PUBLISHED_PORT",
+        "AFTERSALES_AUTH",
+    }
+)
+
+
+def unknown_variables(environ: Mapping[str, str]) -> dict[str, str | None]:
+    """AFTERSALES_* variables no setting reads, each with the closest setting's variable (None when none is close)."""
+    known = [name.upper() for name in Settings.model_fields]
+    unknown: dict[str, str | None] = {}
+    for name in sorted(environ):
+        upper = name.upper()  # settings are read whatever the case of their names
+        if not upper.startswith("AFTERSALES_") or upper in NOT_SETTINGS:
+            continue
+        field = upper.removeprefix("AFTERSALES_")  # compared without the prefix every name shares
+        if field not in known:
+            close = difflib.get_close_matches(field, known, n=1)
+            unknown[name] = f"AFTERSALES_{close[0]}" if close else None
+    return unknown

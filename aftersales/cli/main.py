@@ -15,6 +15,7 @@ aftersales world snapshot | hash | diff | clock | trace | prune    inspect, move
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -62,6 +63,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     from aftersales.cli.failures import DATABASE_ERRORS, StartupError, database_problem, settings_problem
     from aftersales.settings import Settings
 
+    if not getattr(args, "worker_fds", None):  # a worker of `serve --workers N`: its parent warned already
+        _warn_unknown()
     try:
         settings = Settings()
     except ValidationError as error:
@@ -74,6 +77,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(database_problem(error, settings.resolved_database_url))
     except (StartupError, ValueError) as error:  # bad settings or arguments the parser could not catch
         return _fail(str(error))
+
+
+_warned: set[str] = set()  # variables warned about in this process (tests run main many times in one)
+
+
+def _warn_unknown() -> None:
+    """Say once, on stderr, which AFTERSALES_* variables are ignored, and the setting each probably meant."""
+    from aftersales.settings import unknown_variables
+
+    for name, close in unknown_variables(os.environ).items():
+        if name in _warned:
+            continue
+        _warned.add(name)
+        guess = f"; did you mean {close}?" if close else " (the README's Settings table lists every setting)."
+        print(f"aftersales: warning: {name} is not a setting and is ignored{guess}", file=sys.stderr)
 
 
 def _fail(message: str) -> int:

@@ -173,6 +173,19 @@ def test_a_port_option_out_of_range_is_refused_naming_the_option(command, port, 
     assert "AFTERSALES_HOST" not in err
 
 
+def test_an_unknown_aftersales_variable_is_warned_about_once_naming_the_closest_setting(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("AFTERSALES_DATABASE_URL", f"sqlite:///{tmp_path / 'fresh.db'}")
+    monkeypatch.setenv("AFTERSALES_PROT", "9000")
+    monkeypatch.setenv("AFTERSALES_TOKEN", "an agent's token")  # read by an agent under `aftersales eval`, on purpose
+    assert main(["db", "upgrade"]) == 0
+    err = capsys.readouterr().err
+    assert (
+        err == "aftersales: warning: AFTERSALES_PROT is not a setting and is ignored; did you mean AFTERSALES_PORT?\n"
+    )
+    assert main(["db", "current"]) == 0
+    assert capsys.readouterr().err == ""  # once per process
+
+
 def test_an_unreachable_postgresql_is_one_line_without_the_password(monkeypatch, capsys):
     url = f"postgresql+psycopg://aftersales:sup3r-secret@127.0.0.1:{free_port()}/aftersales"
     monkeypatch.setenv("AFTERSALES_DATABASE_URL", url)
