@@ -8,7 +8,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from aftersales.mcp.metrics import Metrics
 from aftersales.security.cursors import SignedCursors
-from aftersales.security.keys import key_ring
+from aftersales.security.keys import caller_keys, key_ring
 from aftersales.settings import Settings
 from aftersales.storage.audit import AuditLog
 from aftersales.storage.database import make_engine, make_session_factory
@@ -48,13 +48,7 @@ class App:
     @cached_property
     def caller_keys(self) -> list[str]:
         """Keys for caller tokens: the first signs, all verify."""
-        return key_ring(
-            self.settings.secret_keys,
-            env=self.settings.env,
-            data_dir=self.settings.data_dir,
-            name="secret_keys",
-            variable="AFTERSALES_SECRET_KEYS",
-        )
+        return caller_keys(self.settings)
 
     @cached_property
     def state_keys(self) -> list[str]:

@@ -1,5 +1,7 @@
 """Settings from the environment (prefix AFTERSALES_); nothing is read at import."""
 
+import difflib
+from collections.abc import Mapping
 from datetime import timedelta
 from functools import cached_property
 from pathlib import Path
@@ -11,6 +13,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from aftersales.domain.policy import THRESHOLDS, Thresholds
 from aftersales.durations import parse_duration
 from aftersales.paths import shipped, user_data_dir
+from aftersales.ports import checked_port
 
 Duration = Annotated[timedelta, BeforeValidator(parse_duration)]
 # "~" and relative folders are fixed once, at start-up, so later changes of directory do not move them.
@@ -31,7 +34,7 @@ class Settings(BaseSettings):
         default_factory=lambda: shipped("seed"), description="Folder holding the baseline dataset."
     )
     host: str = "127.0.0.1"
-    port: int = 8000
+    port: Annotated[int, AfterValidator(checked_port)] = 8000
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     workers: int = Field(default=1, ge=1, description="Server processes `serve` runs on its one port.")
     pin_cpus: bool = Field(
@@ -121,3 +124,40 @@ class Settings(BaseSettings):
         if self.database_url:
             return self.database_url
         return f"sqlite:///{self.data_dir / 'aftersales.db'}"
+
+
+# AFTERSALES_* variables that are not settings, each read by something else on purpose: an agent under `aftersales
+# eval` (testing/runner.py), the pytest plugin's options (testing/plugin.py), the test suite's and the benchmarks'
+# own, docker compose's published port (.env.example), and the README's mcp-remote host block.
+NOT_SETTINGS = frozenset(
+    {
+        "AFTERSALES_MCP_URL",
+        "AFTERSALES_TOKEN",
+        "AFTERSALES_TASK_FILE",
+        "AFTERSALES_TEST_DATABASE_URL",
+        "AFTERSALES_TEST_SERVER",
+        "AFTERSALES_TEST_URL",
+        "AFTERSALES_TEST_ADMIN_TOKEN",
+        "AFTERSALES_TEST_POSTGRES_URL",
+        "AFTERSALES_UPDATE_SNAPSHOTS",
+        "AFTERSALES_BENCH_POSTGRES_URL",
+        "AFTERSALES_BENCH_ABLATE",
+        "AFTERSALES_PUBLISHED_PORT",
+        "AFTERSALES_AUTH",
+    }
+)
+
+
+def unknown_variables(environ: Mapping[str, str]) -> dict[str, str | None]:
+    """AFTERSALES_* variables no setting reads, each with the closest setting's variable (None when none is close)."""
+    known = [name.upper() for name in Settings.model_fields]
+    unknown: dict[str, str | None] = {}
+    for name in sorted(environ):
+        upper = name.upper()  # settings are read whatever the case of their names
+        if not upper.startswith("AFTERSALES_") or upper in NOT_SETTINGS:
+            continue
+        field = upper.removeprefix("AFTERSALES_")  # compared without the prefix every name shares
+        if field not in known:
+            close = difflib.get_close_matches(field, known, n=1)
+            unknown[name] = f"AFTERSALES_{close[0]}" if close else None
+    return unknown

@@ -6,16 +6,14 @@ from contextlib import contextmanager
 
 from sqlalchemy import Engine
 
-from aftersales.cli import Commands
 from aftersales.cli.console import shown_url
 from aftersales.settings import Settings
 from aftersales.storage import migrate
 from aftersales.storage.database import make_engine
 
 
-def add(commands: Commands) -> None:
+def add(db: argparse.ArgumentParser) -> None:
     """Register the db commands."""
-    db = commands.add_parser("db", help="Database schema: upgrade, current.")
     actions = db.add_subparsers(dest="action", required=True, metavar="ACTION")
     actions.add_parser("upgrade", help="Migrate the database to the newest revision.").set_defaults(run=upgrade)
     actions.add_parser("current", help="Print the database's revision and the code's head.").set_defaults(run=current)

@@ -7,7 +7,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from aftersales.cli import Commands
+from aftersales.cli import port
 from aftersales.cli.console import say
 from aftersales.cli.serve import _sigterm_exits, listen
 from aftersales.demo.web import create_demo_app
@@ -17,11 +17,12 @@ from aftersales.web import serving
 DEFAULT_PORT = 8765  # not serve's 8000, so the demo can run beside a server
 
 
-def add(commands: Commands) -> None:
+def add(demo: argparse.ArgumentParser) -> None:
     """Register the demo command."""
-    demo = commands.add_parser("demo", help="Serve the elicitation demo page (both protocol revisions side by side).")
     demo.add_argument("--host", default="127.0.0.1", help="Interface to bind (default 127.0.0.1).")
-    demo.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"Port (default {DEFAULT_PORT}; 0: any free one).")
+    demo.add_argument(
+        "--port", type=port, default=DEFAULT_PORT, help=f"Port (default {DEFAULT_PORT}; 0: any free one)."
+    )
     demo.set_defaults(run=run)
 
 

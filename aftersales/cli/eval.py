@@ -7,7 +7,6 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from aftersales.cli import Commands
 from aftersales.cli.tasks import TASKS_HELP
 from aftersales.settings import Settings
 from aftersales.testing import report as reports
@@ -16,9 +15,8 @@ from aftersales.testing.loader import load, runnable
 from aftersales.testing.runner import Agent, TrialResult, run_eval
 
 
-def add(commands: Commands) -> None:
+def add(run: argparse.ArgumentParser) -> None:
     """Register the eval command."""
-    run = commands.add_parser("eval", help="Run an MCP agent on every task's trials and score them (pass^k).")
     run.add_argument("--agent", required=True, help='The agent command, run by the shell per trial: "python bot.py".')
     run.add_argument("--tasks", help=TASKS_HELP)
     run.add_argument("--trials", type=int, default=1, help="Trials per task, k (default 1).")

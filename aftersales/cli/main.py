@@ -14,32 +14,39 @@ aftersales world snapshot | hash | diff | clock | trace | prune    inspect, move
 """
 
 import argparse
+import importlib
+import os
 import sys
 from collections.abc import Sequence
 
-from pydantic import ValidationError
-
 from aftersales import __version__
-from aftersales.cli import db, demo, seed, serve, stats, tasks, token, world
-from aftersales.cli import eval as evaluation
-from aftersales.cli.failures import DATABASE_ERRORS, StartupError, database_problem, settings_problem
-from aftersales.settings import Settings
+
+# Each command's module and its line in `aftersales --help`. A module is imported only when its command is given:
+# the server, the database layer and the SDK take seconds to import, and `--version` or `world fork` need few of them.
+COMMANDS = {
+    "serve": "Migrate, seed when empty, and serve the MCP endpoint.",
+    "db": "Database schema: upgrade, current.",
+    "seed": "Seed data: load, reset, generate.",
+    "token": "Caller tokens.",
+    "stats": "Per-tool calls, hit, failure and retry rates, and latency.",
+    "world": "Isolated, time-pinned, resettable datasets for testing agents.",
+    "tasks": "Agent tasks: list them, check their reference solutions.",
+    "eval": "Run an MCP agent on every task's trials and score them (pass^k).",
+    "demo": "Serve the elicitation demo page (both protocol revisions side by side).",
+}
 
 
-def parser() -> argparse.ArgumentParser:
-    """The full argument parser, one sub-command module each."""
+def parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The argument parser: every command listed, with the arguments of the one `argv` names (of all without argv)."""
     root = argparse.ArgumentParser(prog="aftersales", description="After-sales MCP tool server.")
     root.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = root.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    serve.add(commands)
-    db.add(commands)
-    seed.add(commands)
-    token.add(commands)
-    stats.add(commands)
-    world.add(commands)
-    tasks.add(commands)
-    evaluation.add(commands)
-    demo.add(commands)
+    # The root takes no option with a value, so the first word that is not an option is the command.
+    given = None if argv is None else next((word for word in argv if not word.startswith("-")), "")
+    for name, text in COMMANDS.items():
+        command = commands.add_parser(name, help=text)
+        if given is None or given == name:
+            importlib.import_module(f"aftersales.cli.{name}").add(command)
     return root
 
 
@@ -48,7 +55,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     Problems a person fixes by changing a setting or starting a service are one line on stderr and exit 2.
     """
-    args = parser().parse_args(argv)
+    words = sys.argv[1:] if argv is None else list(argv)
+    args = parser(words).parse_args(words)
+    # Imported once a command is sure to run: parsing (and --help, --version) needs neither pydantic nor SQLAlchemy.
+    from pydantic import ValidationError
+
+    from aftersales.cli.failures import DATABASE_ERRORS, StartupError, database_problem, settings_problem
+    from aftersales.settings import Settings
+
+    if not getattr(args, "worker_fds", None):  # a worker of `serve --workers N`: its parent warned already
+        _warn_unknown()
     try:
         settings = Settings()
     except ValidationError as error:
@@ -61,6 +77,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(database_problem(error, settings.resolved_database_url))
     except (StartupError, ValueError) as error:  # bad settings or arguments the parser could not catch
         return _fail(str(error))
+
+
+_warned: set[str] = set()  # variables warned about in this process (tests run main many times in one)
+
+
+def _warn_unknown() -> None:
+    """Say once, on stderr, which AFTERSALES_* variables are ignored, and the setting each probably meant."""
+    from aftersales.settings import unknown_variables
+
+    for name, close in unknown_variables(os.environ).items():
+        if name in _warned:
+            continue
+        _warned.add(name)
+        guess = f"; did you mean {close}?" if close else " (the README's Settings table lists every setting)."
+        print(f"aftersales: warning: {name} is not a setting and is ignored{guess}", file=sys.stderr)
 
 
 def _fail(message: str) -> int:

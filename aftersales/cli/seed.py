@@ -6,7 +6,6 @@ import time
 from pathlib import Path
 
 from aftersales.bootstrap import baseline_path, is_empty, read_baseline
-from aftersales.cli import Commands
 from aftersales.cli.console import shown_url
 from aftersales.cli.db import database
 from aftersales.clock import now
@@ -15,9 +14,8 @@ from aftersales.settings import Settings
 from aftersales.storage import migrate
 
 
-def add(commands: Commands) -> None:
+def add(seed: argparse.ArgumentParser) -> None:
     """Register the seed commands."""
-    seed = commands.add_parser("seed", help="Seed data: load, reset, generate.")
     actions = seed.add_subparsers(dest="action", required=True, metavar="ACTION")
     load_parser = actions.add_parser("load", help="Insert the baseline rows that are missing (safe to repeat).")
     load_parser.add_argument("--if-empty", action="store_true", help="Only load into a database with no customers.")

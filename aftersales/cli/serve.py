@@ -17,7 +17,7 @@ from starlette.applications import Starlette
 
 from aftersales.app import App
 from aftersales.bootstrap import prepare
-from aftersales.cli import Commands, affinity, workers
+from aftersales.cli import affinity, port, workers
 from aftersales.cli.banner import CLIENT_SNIPPET, announcement, mcp_url
 from aftersales.cli.console import location, say
 from aftersales.cli.failures import StartupError, bind_problem
@@ -34,11 +34,10 @@ BACKLOG = 2048  # uvicorn's default
 log = logging.getLogger(__name__)
 
 
-def add(commands: Commands) -> None:
+def add(serve: argparse.ArgumentParser) -> None:
     """Register the serve command."""
-    serve = commands.add_parser("serve", help="Migrate, seed when empty, and serve the MCP endpoint.")
     serve.add_argument("--host", help="Interface to bind (default 127.0.0.1, or AFTERSALES_HOST).")
-    serve.add_argument("--port", type=int, help="Port (default 8000, or AFTERSALES_PORT; 0 picks a free one).")
+    serve.add_argument("--port", type=port, help="Port (default 8000, or AFTERSALES_PORT; 0 picks a free one).")
     serve.add_argument("--stdio", action="store_true", help="Serve one local client over stdin/stdout instead.")
     serve.add_argument(
         "--workers", type=int, help="Server processes sharing the port (default 1, or AFTERSALES_WORKERS)."

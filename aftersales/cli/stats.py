@@ -4,7 +4,6 @@ import argparse
 import json
 
 from aftersales.app import App
-from aftersales.cli import Commands
 from aftersales.clock import iso, now
 from aftersales.durations import parse_duration
 from aftersales.services.stats import tool_stats
@@ -13,9 +12,8 @@ from aftersales.settings import Settings
 COLUMNS = ("tool", "calls", "parameter_hit_rate", "failure_rate", "retry_rate", "p50_ms", "p95_ms")
 
 
-def add(commands: Commands) -> None:
+def add(stats: argparse.ArgumentParser) -> None:
     """Register the stats command."""
-    stats = commands.add_parser("stats", help="Per-tool calls, hit, failure and retry rates, and latency.")
     stats.add_argument("--since", default="1h", help="How far back to look: 30m, 1h, 7d (default 1h).")
     stats.add_argument("--json", action="store_true", help="Print JSON instead of a table.")
     stats.set_defaults(run=run)

@@ -4,7 +4,6 @@ import argparse
 import json
 import sys
 
-from aftersales.cli import Commands
 from aftersales.settings import Settings
 from aftersales.testing.check import CheckResult, check_tasks, explain
 from aftersales.testing.host import Host, harness_settings
@@ -14,9 +13,8 @@ from aftersales.testing.scoring import expects_change
 TASKS_HELP = "A folder of task files, one file, or comma-separated shipped task ids (default: every shipped task)."
 
 
-def add(commands: Commands) -> None:
+def add(tasks: argparse.ArgumentParser) -> None:
     """Register the tasks commands."""
-    tasks = commands.add_parser("tasks", help="Agent tasks: list them, check their reference solutions.")
     actions = tasks.add_subparsers(dest="action", required=True, metavar="ACTION")
     listing = actions.add_parser("list", help="The tasks, one line each.")
     check = actions.add_parser("check", help="Replay each reference solution on a fresh world; exit 1 if any miss.")

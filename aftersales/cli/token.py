@@ -4,13 +4,12 @@ import argparse
 import re
 from datetime import timedelta
 
-from aftersales.app import App
-from aftersales.cli import Commands
 from aftersales.cli.console import location, say
 from aftersales.clock import now
 from aftersales.domain.callers import ALL_SCOPES
 from aftersales.durations import parse_duration
 from aftersales.security import tokens
+from aftersales.security.keys import caller_keys
 from aftersales.settings import Settings
 from aftersales.worlds.api import TOKEN_SCOPES
 from aftersales.worlds.bounds import DURATIONS, LONGEST
@@ -18,9 +17,8 @@ from aftersales.worlds.bounds import DURATIONS, LONGEST
 CALLER_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,63}$")
 
 
-def add(commands: Commands) -> None:
+def add(token: argparse.ArgumentParser) -> None:
     """Register the token commands."""
-    token = commands.add_parser("token", help="Caller tokens.")
     actions = token.add_subparsers(dest="action", required=True, metavar="ACTION")
     issue = actions.add_parser("issue", help="Print a bearer token for a caller.")
     issue.add_argument("--caller", required=True, help="Caller id, e.g. support-bot (owner of its quotes and keys).")
@@ -64,5 +62,5 @@ def issue_token(args: argparse.Namespace, settings: Settings) -> int:
         with service(settings) as worlds:  # the world must exist: a token for no world would only ever get 404
             print(worlds.token(args.world, args.caller, scopes, ttl))
         return 0
-    print(tokens.issue(App(settings).caller_keys, args.caller, scopes, ttl, now()))
+    print(tokens.issue(caller_keys(settings), args.caller, scopes, ttl, now()))
     return 0

@@ -7,11 +7,10 @@ from contextlib import contextmanager
 from datetime import date, timedelta
 from pathlib import Path
 
-from aftersales.app import App
-from aftersales.cli import Commands
 from aftersales.cli.token import add_claims, checked_claims
 from aftersales.clock import iso, wall
 from aftersales.durations import parse_duration
+from aftersales.security.keys import caller_keys
 from aftersales.settings import Settings
 from aftersales.storage import migrate
 from aftersales.storage.database import make_engine
@@ -22,9 +21,8 @@ from aftersales.worlds.service import Worlds
 from aftersales.worlds.snapshot import digest
 
 
-def add(commands: Commands) -> None:
+def add(world: argparse.ArgumentParser) -> None:
     """Register the world commands."""
-    world = commands.add_parser("world", help="Isolated, time-pinned, resettable datasets for testing agents.")
     actions = world.add_subparsers(dest="action", required=True, metavar="ACTION")
     create = actions.add_parser("create", help="A new world from the baseline, a dataset file or a database.")
     create.add_argument(
@@ -108,7 +106,7 @@ def service(settings: Settings) -> Iterator[Worlds]:
     worlds = None
     try:
         migrate.upgrade(engine)
-        worlds = Worlds(settings, engine, App(settings).caller_keys)
+        worlds = Worlds(settings, engine, caller_keys(settings))
         yield worlds
     finally:
         if worlds is not None:

@@ -4,12 +4,25 @@ import os
 import secrets
 from pathlib import Path
 
+from aftersales.settings import Settings
+
 MIN_KEY_BYTES = 32
 PLACEHOLDER = "replace-me"  # how .env.example marks values that must be replaced
 
 
 class KeyConfigurationError(ValueError):
     """The configured keys cannot be used; the message says how to fix it."""
+
+
+def caller_keys(settings: Settings) -> list[str]:
+    """Keys for caller tokens as configured: the first signs, all verify."""
+    return key_ring(
+        settings.secret_keys,
+        env=settings.env,
+        data_dir=settings.data_dir,
+        name="secret_keys",
+        variable="AFTERSALES_SECRET_KEYS",
+    )
 
 
 def key_ring(
@@ -19,7 +32,7 @@ def key_ring(
 
     Weak keys stop production; with `strict` they stop every environment (the requestState cipher needs 32 bytes).
     """
-    keys = [key.strip() for key in (configured or "").split(",") if key.strip()]
+    keys = listed(configured)
     if keys:
         if env == "production" and any(key.startswith(PLACEHOLDER) for key in keys):
             raise KeyConfigurationError(
@@ -40,6 +53,11 @@ def key_ring(
             "python -c 'import secrets; print(secrets.token_urlsafe(48))'"
         )
     return [_development_key(data_dir / name)]
+
+
+def listed(configured: str | None) -> list[str]:
+    """The keys a comma-separated setting holds, blanks left out."""
+    return [key.strip() for key in (configured or "").split(",") if key.strip()]
 
 
 def _development_key(path: Path) -> str:

@@ -14,6 +14,10 @@ class InvalidToken(Exception):
     """The token is missing, malformed, forged or expired; the message is safe to show."""
 
 
+class UnsignedToken(InvalidToken):
+    """The token is malformed, or no key of this server signed it (another data dir's, other secret keys)."""
+
+
 @dataclass(frozen=True)
 class TokenClaims:
     """What a verified token says."""
@@ -58,7 +62,7 @@ def verify(keys: list[str], token: str, now: datetime) -> TokenClaims:
         if (world is not None and not isinstance(world, str)) or not isinstance(made, str):
             raise TypeError("the world claims are not names")
     except (BadData, KeyError, TypeError, ValueError):
-        raise InvalidToken("the bearer token is malformed or not signed by this server") from None
+        raise UnsignedToken("the bearer token is malformed or not signed by this server") from None
     if now >= expires:
         raise InvalidToken(f"the bearer token expired at {expires:%Y-%m-%d %H:%M} UTC")
     return TokenClaims(caller=caller, expires_at=expires, world=world, made=made)

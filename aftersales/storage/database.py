@@ -6,6 +6,8 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, Engine, create_engine, event
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import NoSuchModuleError
 from sqlalchemy.orm import Session, sessionmaker
 
 
@@ -18,12 +20,23 @@ def make_engine(url: str, statement_timeout_ms: int | None = None, wal: bool = T
         database = url.split("///", 1)[-1]
         if database and database != ":memory:":
             Path(database).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30}, **options)
+        engine = _create(url, connect_args={"check_same_thread": False, "timeout": 30}, **options)
         event.listen(engine, "connect", _sqlite_pragmas if wal else _sqlite_pragmas_without_wal)
         event.listen(engine, "begin", _sqlite_begin)
         return engine
     connect_args = {"options": f"-c statement_timeout={statement_timeout_ms}"} if statement_timeout_ms else {}
-    return create_engine(url, pool_pre_ping=True, connect_args=connect_args, **options)
+    return _create(url, pool_pre_ping=True, connect_args=connect_args, **options)
+
+
+def _create(url: str, **options: Any) -> Engine:
+    """SQLAlchemy's create_engine, with a driver that is not installed told as an unusable URL, not an ImportError."""
+    try:
+        return create_engine(url, **options)
+    except ImportError as error:  # the dialect is known (mysql://, oracle://), its Python driver is missing
+        raise NoSuchModuleError(
+            f"the {make_url(url).drivername} driver needs the Python module {error.name or error}, which is not "
+            "installed"
+        ) from None
 
 
 WRITE = "aftersales_write"

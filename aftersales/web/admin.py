@@ -22,7 +22,8 @@ from starlette.routing import BaseRoute, Mount, Route
 from aftersales.app import App
 from aftersales.clock import now
 from aftersales.domain.errors import AfterSalesError
-from aftersales.security.tokens import InvalidToken, verify
+from aftersales.security.tokens import InvalidToken, UnsignedToken, verify
+from aftersales.web.auth import unsigned_how_to
 from aftersales.worlds import api, inspect
 from aftersales.worlds.errors import WorldError
 from aftersales.worlds.model import ADMIN_SCOPE
@@ -198,7 +199,8 @@ class WorldsAdmin:
         try:
             claims = verify(self.app.caller_keys, token.strip(), now())
         except InvalidToken as problem:
-            return _error(401, "invalid_token", f"{str(problem).capitalize()}. {HOW_TO}")
+            where = f" {unsigned_how_to(self.app.settings)}" if isinstance(problem, UnsignedToken) else ""
+            return _error(401, "invalid_token", f"{str(problem).capitalize()}.{where} {HOW_TO}")
         if ADMIN_SCOPE not in claims.caller.scopes:
             held = ", ".join(sorted(claims.caller.scopes)) or "none"
             return _error(

@@ -21,7 +21,7 @@ from aftersales.mcp.server import build_server
 from aftersales.settings import Settings
 from aftersales.storage.migrate import current_revision, head_revision
 from aftersales.web.admin import admin_routes
-from aftersales.web.auth import BearerAuth
+from aftersales.web.auth import BearerAuth, unsigned_how_to
 from aftersales.web.bodies import WholeBodies
 from aftersales.web.resumption import StreamEvents
 from aftersales.web.sessions import CallerSessionManager
@@ -43,24 +43,23 @@ def readiness(app: App) -> tuple[bool, str]:
 
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
+# What the SDK's own streamable_http_app() accepts on a loopback bind.
+LOOPBACK_HOSTS = ("127.0.0.1:*", "localhost:*", "[::1]:*")
+LOOPBACK_ORIGINS = ("http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*")
 
 
 def transport_security(settings: Settings) -> TransportSecuritySettings:
-    """DNS-rebinding protection: the SDK's loopback defaults, or the configured hosts and origins elsewhere."""
-    if settings.host in LOOPBACK:
-        # What the SDK's own streamable_http_app() applies to a loopback bind.
-        return TransportSecuritySettings(
-            enable_dns_rebinding_protection=True,
-            allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],
-            allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
-        )
+    """DNS-rebinding protection: the configured hosts and origins, and on a loopback bind the loopback ones too."""
     hosts = [h.strip() for h in settings.allowed_hosts.split(",") if h.strip()]
-    if not hosts:
+    origins = [o.strip() for o in settings.allowed_origins.split(",") if o.strip()]
+    if settings.host in LOOPBACK:
+        # A reverse proxy on this machine forwards its public Host (and the browser's Origin): listed, they pass.
+        hosts, origins = [*LOOPBACK_HOSTS, *hosts], [*LOOPBACK_ORIGINS, *origins]
+    elif not hosts:
         raise ValueError(
             f"AFTERSALES_ALLOWED_HOSTS is empty but the server binds {settings.host}. List the Host headers clients "
             "use (for example aftersales.example.com,aftersales:8000) so DNS-rebinding protection stays on."
         )
-    origins = [o.strip() for o in settings.allowed_origins.split(",") if o.strip()]
     return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins)
 
 
@@ -106,7 +105,7 @@ def create_web_app(app: App, server: MCPServer | None = None) -> Starlette:
     web.state.close_streams = sessions.close_streams
     # Each add_middleware wraps the app so far: a request meets WorkerThreads, BearerAuth, WholeBodies, then /mcp.
     web.add_middleware(WholeBodies)
-    web.add_middleware(BearerAuth, keys=app.caller_keys, router=lambda: app.router)
+    web.add_middleware(BearerAuth, keys=app.caller_keys, router=lambda: app.router, unsigned=unsigned_how_to(settings))
     web.add_middleware(WorkerThreads, count=settings.worker_threads)
     return web
 

@@ -16,7 +16,9 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from aftersales.clock import now
 from aftersales.mcp.caller import access_token_for
-from aftersales.security.tokens import InvalidToken, TokenClaims, verify
+from aftersales.security.keys import listed
+from aftersales.security.tokens import InvalidToken, TokenClaims, UnsignedToken, verify
+from aftersales.settings import Settings
 from aftersales.worlds.errors import UnknownWorld
 from aftersales.worlds.routing import WorldRouter
 
@@ -33,6 +35,18 @@ RECREATED_HOW_TO = (
 )
 
 
+def unsigned_how_to(settings: Settings) -> str:
+    """What to do about a token these keys did not sign: where this server's keys come from, and how to match them."""
+    if listed(settings.secret_keys):
+        source, same = "the keys in AFTERSALES_SECRET_KEYS", "the same AFTERSALES_SECRET_KEYS"
+    else:  # development: the key generated in the data dir, which `token issue` also reads
+        source, same = f"the key kept in its data dir, {settings.data_dir}", "the same data dir (AFTERSALES_DATA_DIR)"
+    return (
+        f"This server verifies tokens with {source}: a token signed with other keys is refused. Issue the token with "
+        f"`aftersales token issue --caller NAME` run with {same}."
+    )
+
+
 # A verified token's claims, and the principal built from them once: the SDK's user and Starlette's credentials.
 Verified = tuple[TokenClaims, AuthenticatedUser, AuthCredentials]
 
@@ -41,9 +55,15 @@ class BearerAuth:
     """ASGI middleware: authenticate requests under `prefix`; put the caller where the SDK looks for it."""
 
     def __init__(
-        self, app: ASGIApp, keys: list[str], router: Callable[[], WorldRouter] | None = None, prefix: str = "/mcp"
+        self,
+        app: ASGIApp,
+        keys: list[str],
+        router: Callable[[], WorldRouter] | None = None,
+        prefix: str = "/mcp",
+        unsigned: str = HOW_TO,
     ) -> None:
-        self.app, self.keys, self.prefix, self._router = app, keys, prefix, router
+        """`unsigned`: what to do about a token none of `keys` signed (see unsigned_how_to)."""
+        self.app, self.keys, self.prefix, self._router, self._unsigned = app, keys, prefix, router, unsigned
         # Verified tokens by value, with the principal built from each: checking a signature and building the SDK's
         # view of the caller on every request of a busy caller is wasted work.
         self._verified: dict[str, Verified] = {}
@@ -61,7 +81,7 @@ class BearerAuth:
         try:
             claims, user, credentials = self._claims(token.strip())
         except InvalidToken as problem:
-            await _unauthorized(str(problem), send)
+            await _unauthorized(str(problem), send, self._unsigned if isinstance(problem, UnsignedToken) else HOW_TO)
             return
         with ExitStack() as inside:
             if claims.world is not None:

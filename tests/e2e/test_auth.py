@@ -7,8 +7,8 @@ import httpx
 import pytest
 
 from aftersales.cli.main import main
-from aftersales.domain.callers import Caller
-from tests.support.clients import connect, connect_http
+from aftersales.domain.callers import READ, Caller
+from tests.support.clients import bearer_token, connect, connect_http
 
 pytestmark = pytest.mark.anyio
 TOOLS_LIST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
@@ -37,6 +37,30 @@ async def test_over_http_a_request_without_a_token_is_401_with_a_bearer_challeng
 async def test_over_http_a_malformed_or_forged_token_is_401(http_url, bad):
     answer = await list_tools_with(http_url, {"Authorization": f"Bearer {bad}"})
     assert answer.status_code == 401 and "not signed by this server" in answer.json()["error_description"]
+
+
+async def test_a_token_issued_with_another_data_dir_is_401_naming_the_data_dir_the_server_uses(
+    http_url, app, tmp_path, monkeypatch, capsys
+):
+    assert app.settings.secret_keys is None  # development: the server's key is the one generated in its data dir
+    monkeypatch.setenv("AFTERSALES_DATA_DIR", str(tmp_path / "elsewhere"))
+    assert main(["token", "issue", "--caller", "support-bot"]) == 0
+    foreign = capsys.readouterr().out.strip()
+    answer = await list_tools_with(http_url, {"Authorization": f"Bearer {foreign}"})
+    assert answer.status_code == 401 and "not signed by this server" in answer.json()["error_description"]
+    what_to_do = answer.json()["what_to_do"]
+    assert f"the key kept in its data dir, {app.settings.data_dir}" in what_to_do
+    assert "`aftersales token issue --caller NAME` run with the same data dir (AFTERSALES_DATA_DIR)" in what_to_do
+    assert str(tmp_path / "elsewhere") not in what_to_do
+
+
+@pytest.mark.settings(secret_keys="k" * 40)
+async def test_with_configured_keys_a_foreign_token_is_401_naming_the_setting_and_no_folder(http_url, app):
+    foreign = bearer_token(["o" * 40], "support-bot", [READ])
+    answer = await list_tools_with(http_url, {"Authorization": f"Bearer {foreign}"})
+    what_to_do = answer.json()["what_to_do"]
+    assert answer.status_code == 401 and "the keys in AFTERSALES_SECRET_KEYS" in what_to_do
+    assert "run with the same AFTERSALES_SECRET_KEYS" in what_to_do and str(app.settings.data_dir) not in what_to_do
 
 
 async def test_over_http_an_expired_token_is_401(http_url, issue_token):

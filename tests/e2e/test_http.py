@@ -94,3 +94,20 @@ async def test_over_http_a_request_state_with_one_character_changed_is_invalid_p
         with pytest.raises(MCPError) as refused:
             await second_round(client.session, TOOL, call, first, state=edited)
     assert refused.value.error.code == -32602 and count_rows(app.engine) == before
+
+
+@pytest.mark.settings(allowed_hosts="shop.example.com", allowed_origins="https://shop.example.com")
+async def test_on_loopback_a_listed_host_and_origin_pass_so_a_reverse_proxy_on_this_machine_is_served(http_url, token):
+    client = {"name": "proxied", "version": "1"}
+    opening = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": client}
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": opening}
+    accept = {"Authorization": f"Bearer {token}", "Accept": "application/json, text/event-stream"}
+    proxied = {"Host": "shop.example.com", "Origin": "https://shop.example.com"}
+    async with httpx.AsyncClient(headers=accept) as http:
+        answers = [
+            await http.post(f"{http_url}/mcp", json=initialize, headers=headers)
+            for headers in ({}, proxied, {"Host": "other.example.com"}, {"Origin": "https://other.example.com"})
+        ]
+    direct, through_proxy, unlisted_host, unlisted_origin = (answer.status_code for answer in answers)
+    assert direct == through_proxy == 200, answers[1].text
+    assert unlisted_host == 421 and unlisted_origin == 403  # DNS-rebinding protection stays on for everything else

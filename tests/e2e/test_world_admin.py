@@ -73,6 +73,8 @@ async def test_the_admin_api_opens_only_to_tokens_with_the_worlds_admin_scope(se
     ]
     assert missing.json()["error"] == forged.json()["error"] == "invalid_token"
     assert "token issue --caller harness --scopes worlds:admin" in missing.json()["message"]
+    assert "This server verifies tokens with the key" in forged.json()["message"]  # and where it keeps it
+    assert "a token signed with other keys is refused" in forged.json()["message"]
     assert (
         tools_only.json()["error"] == "insufficient_scope"
         and "needs the worlds:admin scope" in tools_only.json()["message"]

@@ -7,7 +7,7 @@ import pytest
 
 from aftersales import __version__
 from aftersales.app import App
-from aftersales.cli.main import main
+from aftersales.cli.main import main, parser
 from aftersales.clock import now
 from aftersales.security import tokens
 from aftersales.settings import Settings
@@ -152,6 +152,40 @@ def test_a_setting_the_service_cannot_use_is_one_line_naming_the_variable(monkey
     assert err.count("\n") == 1 and "AFTERSALES_PORT='eighty'" in err and "integer" in err
 
 
+@pytest.mark.parametrize("port", ["70000", "65536", "-1"])
+def test_a_port_out_of_range_is_refused_naming_the_setting(port, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("AFTERSALES_DATABASE_URL", f"sqlite:///{tmp_path / 'fresh.db'}")
+    monkeypatch.setenv("AFTERSALES_PORT", port)
+    assert main(["db", "upgrade"]) == 2
+    err = capsys.readouterr().err
+    assert err == f"aftersales: AFTERSALES_PORT='{port}' is not accepted: a port is 0 (any free one) to 65535\n"
+    assert not (tmp_path / "fresh.db").exists()
+
+
+@pytest.mark.parametrize("port", ["70000", "65536", "-1"])
+@pytest.mark.parametrize("command", ["serve", "demo"])
+def test_a_port_option_out_of_range_is_refused_naming_the_option(command, port, capsys):
+    with pytest.raises(SystemExit) as stopped:
+        parser().parse_args([command, "--port", port])  # parsed only: the old code went on to serve on another port
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert f"argument --port: '{port}' is not accepted: a port is 0 (any free one) to 65535" in err
+    assert "AFTERSALES_HOST" not in err
+
+
+def test_an_unknown_aftersales_variable_is_warned_about_once_naming_the_closest_setting(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("AFTERSALES_DATABASE_URL", f"sqlite:///{tmp_path / 'fresh.db'}")
+    monkeypatch.setenv("AFTERSALES_PROT", "9000")
+    monkeypatch.setenv("AFTERSALES_TOKEN", "an agent's token")  # read by an agent under `aftersales eval`, on purpose
+    assert main(["db", "upgrade"]) == 0
+    err = capsys.readouterr().err
+    assert (
+        err == "aftersales: warning: AFTERSALES_PROT is not a setting and is ignored; did you mean AFTERSALES_PORT?\n"
+    )
+    assert main(["db", "current"]) == 0
+    assert capsys.readouterr().err == ""  # once per process
+
+
 def test_an_unreachable_postgresql_is_one_line_without_the_password(monkeypatch, capsys):
     url = f"postgresql+psycopg://aftersales:sup3r-secret@127.0.0.1:{free_port()}/aftersales"
     monkeypatch.setenv("AFTERSALES_DATABASE_URL", url)
@@ -162,6 +196,19 @@ def test_an_unreachable_postgresql_is_one_line_without_the_password(monkeypatch,
         *_, last = err.splitlines()  # serve says where its data is first
         assert last.startswith("aftersales: the database at postgresql+psycopg://aftersales:***@127.0.0.1"), command
         assert "Connection refused" in last and "AFTERSALES_DATABASE_URL" in last
+
+
+def test_a_database_whose_driver_is_not_installed_is_the_same_one_line_as_other_unusable_urls(monkeypatch, capsys):
+    # SQLAlchemy knows the mysql dialect; its default driver (MySQLdb) is not among this project's dependencies.
+    monkeypatch.setenv("AFTERSALES_DATABASE_URL", "mysql://shop:sup3r-secret@127.0.0.1/aftersales")
+    for command in (["db", "current"], ["seed", "load"], ["world", "list"], ["serve", "--port", "0"]):
+        assert main(command) == 2, command
+        err = capsys.readouterr().err
+        assert "Traceback" not in err and "sup3r-secret" not in err, command
+        *_, last = err.splitlines()
+        assert last.startswith("aftersales: AFTERSALES_DATABASE_URL is not a database URL aftersales can use"), last
+        assert "the mysql driver needs the Python module MySQLdb, which is not installed" in last
+        assert "postgresql+psycopg://" in last
 
 
 def test_a_missing_seed_folder_is_one_line_naming_the_setting(empty_url, tmp_path, monkeypatch, capsys):
