@@ -14,7 +14,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Iterator
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from datetime import timedelta, timezone
 from typing import Any
@@ -244,10 +244,9 @@ def business_rows(engine: Engine) -> dict[str, list[str]]:
         }
 
 
-@pytest.mark.usefixtures("same_calls_in_any_selection")
-def test_generated_bad_calls_get_argument_errors_and_change_nothing_but_the_audit(app, server, http_url, token):
-    before = business_rows(app.engine)
-    sent: Counter[str] = Counter()
+@contextmanager
+def both_ways(server: Any, http_url: str, token: str) -> Iterator[tuple[Any, dict[str, Any], dict[str, "RawHttp"]]]:
+    """A portal, an in-memory client per revision, and a raw HTTP session per revision, closed together."""
     with (
         start_blocking_portal() as portal,
         ExitStack() as stack,
@@ -256,8 +255,15 @@ def test_generated_bad_calls_get_argument_errors_and_change_nothing_but_the_audi
         memory = {
             mode: stack.enter_context(portal.wrap_async_context_manager(connect(server, mode))) for mode in REVISIONS
         }
+        yield portal, memory, {mode: RawHttp(http, http_url, mode) for mode in REVISIONS}
+
+
+@pytest.mark.usefixtures("same_calls_in_any_selection")
+def test_generated_bad_calls_get_argument_errors_and_change_nothing_but_the_audit(app, server, http_url, token):
+    before = business_rows(app.engine)
+    sent: Counter[str] = Counter()
+    with both_ways(server, http_url, token) as (portal, memory, raw):
         tools = Catalogue(tool.model_dump(by_alias=True) for tool in portal.call(memory["auto"].list_tools).tools)
-        raw = {mode: RawHttp(http, http_url, mode) for mode in REVISIONS}
 
         @settings(
             max_examples=EXAMPLES,
@@ -365,18 +371,10 @@ def cursor_verdict(answer: Answer) -> str | None:
 @pytest.mark.usefixtures("same_calls_in_any_selection")
 def test_edited_cursors_get_argument_errors_naming_the_cursor(server, http_url, token, baseline):
     sent: Counter[str] = Counter()
-    with (
-        start_blocking_portal() as portal,
-        ExitStack() as stack,
-        httpx.Client(headers={"Authorization": f"Bearer {token}"}, timeout=30) as http,
-    ):
-        memory = {
-            mode: stack.enter_context(portal.wrap_async_context_manager(connect(server, mode))) for mode in REVISIONS
-        }
+    with both_ways(server, http_url, token) as (portal, memory, raw):
         issued = issued_cursors(portal, memory["auto"], baseline)
         searches = [search for search, _ in issued.values()]
         cursors = [cursor for _, cursor in issued.values()]
-        raw = {mode: RawHttp(http, http_url, mode) for mode in REVISIONS}
 
         def check(cursor: str, search: tuple[str, dict[str, Any]]) -> None:
             call = Call(search[0], search[1] | {"limit": 1, "cursor": cursor}, ("cursor",))
