@@ -1,6 +1,6 @@
 """The parts of a conversation trial: what the customer replied, and one turn of the timeline."""
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal, Protocol
 
 Speaker = Literal["agent", "customer"]
