@@ -1,5 +1,6 @@
 """A conversation trial's channel: what it accepts, what it refuses (recording nothing), its turn limit, its lock."""
 
+import sys
 from typing import Any
 
 import pytest
@@ -32,14 +33,21 @@ class Recorder:
 
 
 class Echo:
-    """Replies with the message it heard, so a reply can be matched to its question."""
+    """Replies with the message it heard, so a reply can be matched to its question; counts callers inside at once."""
 
     name = "echo"
+
+    def __init__(self) -> None:
+        self.inside = self.most_inside = 0
 
     def opening(self) -> str:
         return "Hello"
 
     def reply(self, message: str) -> Reply:
+        self.inside += 1
+        self.most_inside = max(self.most_inside, self.inside)
+        sum(range(20_000))  # some work, so that an unguarded second caller would get in meanwhile
+        self.inside -= 1
         return Reply(f"you said {message}")
 
 
@@ -131,10 +139,16 @@ def test_a_turn_limit_below_one_is_refused():
 
 
 def test_messages_sent_at_once_each_get_their_own_reply_right_after_them():
-    recorder = Recorder()
-    conversation = Conversation(Echo(), 100, recorder)
-    conversation.open()
-    said = run_concurrently(16, lambda index: conversation.say(f"message {index}"))
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as the interpreter can, to race them
+    try:
+        recorder, engine = Recorder(), Echo()
+        conversation = Conversation(engine, 100, recorder)
+        conversation.open()
+        said = run_concurrently(16, lambda index: conversation.say(f"message {index}"))
+    finally:
+        sys.setswitchinterval(switch)
+    assert engine.most_inside == 1
     assert sorted(result.turn for result in said) == list(range(1, 17))
     assert all(result.reply.text == f"you said message {index}" for index, result in enumerate(said))
     pairs = zip(recorder.turns[1::2], recorder.turns[2::2], strict=True)
