@@ -1,4 +1,11 @@
-"""Scoring a trial (the world's diff against the expected outcome, the trace against the call rules) and pass^k."""
+"""Scoring a trial (the world's diff against the expected outcome, the trace against the call rules), its verdict
+and pass^k.
+
+Every trial gets one verdict: `pass`; `infrastructure` when the harness failed (the world could not be made, the
+server or the simulated customer failed, the world could not be read back); else, for a trial that failed,
+`customer_miss` when the customer missed an agent message in its timeline (the simulator's fault, not the agent's),
+`timeout` when the agent ran out of time, and `agent` for everything else.
+"""
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -8,8 +15,12 @@ from typing import Any, Literal
 from aftersales.testing.matching import outcome_problems
 from aftersales.testing.rules import rule_problems
 from aftersales.testing.tasks import Expected, Task
+from aftersales.worlds.trace import is_turn
 
-FailedPart = Literal["outcome", "calls", "mentions", "agent"]
+FailedPart = Literal["outcome", "calls", "mentions", "agent", "infrastructure"]
+Verdict = Literal["pass", "agent", "customer_miss", "timeout", "infrastructure"]
+VERDICTS: tuple[Verdict, ...] = ("pass", "agent", "customer_miss", "timeout", "infrastructure")
+SERVER_FAULT = "internal"  # the error kind of a call that failed on an unexpected error inside the server
 
 
 @dataclass(frozen=True)
@@ -60,6 +71,31 @@ def score(
     )
 
 
+def customer_missed(trace: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether the simulated customer missed an agent message (could not map it to anything) in this timeline."""
+    return any(is_turn(entry) and entry.get("speaker") == "customer" and entry.get("miss") for entry in trace)
+
+
+def server_faults(trace: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The calls that failed inside the server (not a task's simulated fault, not the agent's arguments)."""
+    return [
+        f"call #{entry['seq']} ({entry['tool']}) failed on an internal error of the server"
+        for entry in trace
+        if not is_turn(entry) and entry.get("error_kind") == SERVER_FAULT
+    ]
+
+
+def verdict(passed: bool, timed_out: bool, missed: bool, infrastructure: bool) -> Verdict:
+    """One trial's verdict (see the module's text for the order)."""
+    if infrastructure:
+        return "infrastructure"
+    if passed:
+        return "pass"
+    if missed:
+        return "customer_miss"
+    return "timeout" if timed_out else "agent"
+
+
 def expects_change(expected: Expected) -> bool:
     """Whether the task's right outcome is a change: an unchanged world (a do-nothing agent) misses it."""
     return bool(outcome_problems(expected, {"tables": {}}))
@@ -72,12 +108,18 @@ def pass_hat_k(trials: int, passed: int, k: int) -> float:
     return comb(passed, k) / comb(trials, k)
 
 
-def pass_hat_ks(results: Sequence[tuple[int, int]]) -> dict[str, float]:
-    """pass^k for k = 1 … the fewest trials of any task, averaged over tasks; keys are k as text (JSON)."""
+def pass_hat_ks(results: Sequence[tuple[int, int]], ks: Sequence[int] | None = None) -> dict[str, float]:
+    """pass^k for k = 1 … the fewest trials of any task, averaged over tasks; keys are k as text (JSON).
+
+    With `ks`, pass^k for each of those k, averaged over the tasks with at least k trials (k left out when none has).
+    """
     if not results:
         return {}
-    most = min(trials for trials, _ in results)
-    return {
-        str(k): sum(pass_hat_k(trials, passed, k) for trials, passed in results) / len(results)
-        for k in range(1, most + 1)
-    }
+    if ks is None:
+        ks = range(1, min(trials for trials, _ in results) + 1)
+    figures = {}
+    for k in ks:
+        enough = [(trials, passed) for trials, passed in results if trials >= k]
+        if enough:
+            figures[str(k)] = sum(pass_hat_k(trials, passed, k) for trials, passed in enough) / len(enough)
+    return figures
