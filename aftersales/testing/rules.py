@@ -10,6 +10,7 @@ from typing import Any
 
 from aftersales.domain.calls import ARGUMENT_ERRORS, CREATE_TICKET
 from aftersales.domain.errors import InputNeeded, RuleViolation
+from aftersales.testing.conversation_rules import tool_calls
 from aftersales.testing.matching import MISSING, matches, show
 from aftersales.testing.tasks import CallPattern, CallRules
 
@@ -41,7 +42,8 @@ def calls(trace: Sequence[Entry]) -> list[Entry]:
 
 
 def rule_problems(rules: CallRules, trace: Sequence[Entry]) -> list[str]:
-    """Every rule the calls broke; empty when all hold."""
+    """Every rule the calls broke; empty when all hold (a conversation's turns are not calls)."""
+    trace = tool_calls(trace)
     made = calls(trace)
     forms = any(entry.get("client_forms") for entry in trace)
     problems = [_missing(pattern, made, forms) for pattern in rules.must_call]
