@@ -12,6 +12,7 @@ from aftersales.testing.reference import spoken
 from aftersales.testing.tasks import DEFAULT_TURN_LIMIT, Task
 
 ESTIMATE = {"call": "after_sales_estimate_refund", "arguments": {"order_id": "O-2026-001410", "line_no": 1}}
+DOCS = Path(__file__).parents[2] / "docs" / "tasks.md"
 
 
 def document(**changes: Any) -> dict[str, Any]:
@@ -116,3 +117,13 @@ def test_a_say_text_gets_each_saved_field_it_names_as_text():
     assert spoken(text, saved) == "Ticket T-2026-0401: 4990 cents, ${not.this"
     with pytest.raises(KeyError, match="names a result no earlier step saved"):
         spoken("${estimate.total}", saved)
+
+
+def test_the_conversation_example_in_the_docs_is_a_task_that_loads(tmp_path: Path):
+    section = DOCS.read_text(encoding="utf-8").split("## Conversation rules", 1)[1]
+    example = yaml.safe_load(re.findall(r"```yaml\n(.*?)```", section, re.S)[0])
+    path = tmp_path / f"{example['id']}.yaml"
+    path.write_text(yaml.safe_dump(example), encoding="utf-8")
+    task = load_file(path)
+    assert task.conversation is not None and task.conversation.must_ask
+    assert any(step.say for step in task.reference) and any(step.call for step in task.reference)
