@@ -37,8 +37,9 @@ class CheckResult:
             return []
         found = [f"outcome: {problem}" for problem in self.score.outcome]
         found += [f"calls: {problem}" for problem in self.score.calls]
+        found += [f"conversation: {problem}" for problem in self.score.conversation]
         found += [
-            f"reference step {number} ({step.step.call}) came to {step.outcome}, expected {step.step.expect}: "
+            f"reference step {number} ({step.step.call or 'say'}) came to {step.outcome}, expected {step.step.expect}: "
             f"{step.text[:200]}"
             for number, step in enumerate(self.steps, 1)
             if not step.as_expected

@@ -44,7 +44,7 @@ def calls(trace: Sequence[Entry]) -> list[Entry]:
 
 
 def rule_problems(rules: CallRules, trace: Sequence[Entry]) -> list[str]:
-    """Every rule the calls broke; empty when all hold."""
+    """Every rule the calls broke; empty when all hold (a conversation's turns are not calls)."""
     trace = tool_calls(trace)
     made = calls(trace)
     forms = any(entry.get("client_forms") for entry in trace)

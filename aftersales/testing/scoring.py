@@ -1,5 +1,5 @@
-"""Scoring a trial (the world's diff against the expected outcome, the trace against the call rules), its verdict
-and pass^k.
+"""Scoring a trial (the world's diff against the expected outcome, the trace against the call and conversation
+rules), its verdict and pass^k.
 
 Every trial gets one verdict: `pass`; `infrastructure` when the harness failed (the world could not be made, the
 server or the simulated customer failed, the world could not be read back); else, for a trial that failed,
@@ -12,12 +12,13 @@ from dataclasses import dataclass, field
 from math import comb
 from typing import Any, Literal
 
+from aftersales.testing.conversation_rules import conversation_problems
 from aftersales.testing.matching import outcome_problems
 from aftersales.testing.rules import rule_problems
 from aftersales.testing.tasks import Expected, Task
 from aftersales.worlds.trace import is_turn
 
-FailedPart = Literal["outcome", "calls", "mentions", "agent", "infrastructure"]
+FailedPart = Literal["outcome", "calls", "conversation", "mentions", "agent", "infrastructure"]
 Verdict = Literal["pass", "agent", "customer_miss", "timeout", "infrastructure"]
 VERDICTS: tuple[Verdict, ...] = ("pass", "agent", "customer_miss", "timeout", "infrastructure")
 SERVER_FAULT = "internal"  # the error kind of a call that failed on an unexpected error inside the server
@@ -33,22 +34,25 @@ class Score:
     diff: Mapping[str, Any]
     mentions: dict[str, bool] = field(default_factory=dict)
     mentions_scored: bool = False
+    conversation: list[str] = field(default_factory=list)  # judged only when the trial was a conversation
 
     @property
     def failed_parts(self) -> list[FailedPart]:
-        """The parts that failed: outcome, calls, and mentions when they are scored."""
+        """The parts that failed: outcome, calls, conversation, and mentions when they are scored."""
         parts: list[FailedPart] = []
         if self.outcome:
             parts.append("outcome")
         if self.calls:
             parts.append("calls")
+        if self.conversation:
+            parts.append("conversation")
         if self.mentions_scored and not all(self.mentions.values()):
             parts.append("mentions")
         return parts
 
     @property
     def passed(self) -> bool:
-        """A trial passes when its outcome matches and every call rule holds."""
+        """A trial passes when its outcome matches and every call (and conversation) rule holds."""
         return not self.failed_parts
 
 
@@ -59,7 +63,10 @@ def score(
     answer: str | None = None,
     score_mentions: bool = False,
 ) -> Score:
-    """Judge one trial from the world's diff (against its start) and trace; `answer` is the agent's final words."""
+    """Judge one trial from the world's diff (against its start) and trace; `answer` is the agent's final words.
+
+    The conversation rules judge only a trial whose trace has turns (a conversation); a brief-mode trial has none.
+    """
     spoken = (answer or "").casefold()
     return Score(
         outcome=outcome_problems(task.expected, diff),
@@ -68,6 +75,7 @@ def score(
         diff=diff,
         mentions={fact: fact.casefold() in spoken for fact in task.mention},
         mentions_scored=score_mentions,
+        conversation=conversation_problems(task, trace),
     )
 
 
