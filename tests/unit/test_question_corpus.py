@@ -97,4 +97,3 @@ def test_every_corpus_message_gets_the_reply_it_should():
         if got != wanted:
             mismatches.append(f"{entry.say!r}: wanted {wanted}, got {got} ({reply.text!r})")
     assert not mismatches, f"{len(mismatches)} mismatches:\n" + "\n".join(mismatches)
-

@@ -1,6 +1,6 @@
 """The scripted customer: plays a task's customer from its script, the same reply to the same message.
 
-It opens with `customer.opening`. A message that asks for facts (vocabulary.asked) is answered with exactly those
+It opens with `customer.opening`. A message that asks for facts (reading.asked) is answered with exactly those
 facts, in the order asked, from `knows`, `story`, `wants` and `forms`; a fact it does not have gets "I don't have
 that to hand" (understood, so no miss). A message that asks nothing may meet or refuse its need, close the
 conversation or be a neutral statement; anything else is a miss. The reply's text depends on the message alone,
@@ -9,7 +9,7 @@ except that the reply reaching the turn limit adds that the customer has to go, 
 
 from dataclasses import replace
 
-from aftersales.testing.conversation import replies, vocabulary
+from aftersales.testing.conversation import reading, replies, vocabulary
 from aftersales.testing.conversation.model import Reply
 from aftersales.testing.customer import UNSCRIPTED, answer_for
 from aftersales.testing.tasks import Customer, Scalar
@@ -52,7 +52,7 @@ class ScriptedCustomer:
         return answer
 
     def _answer(self, message: str) -> Reply:
-        asked = vocabulary.asked(message)
+        asked = reading.asked(message)
         if asked:
             given = [self._give(name) for name in asked]
             revealed = tuple(name for _, name in given if name is not None)
@@ -61,21 +61,21 @@ class ScriptedCustomer:
 
     def _hear(self, message: str) -> Reply:
         """A message that asks nothing: the need met or refused, a closing, a neutral statement, or a miss."""
-        said = [vocabulary.normalise(sentence) for sentence in vocabulary.sentences(message)]
+        said = [reading.normalise(sentence) for sentence in reading.sentences(message)]
         if self._need_met(message):
             return Reply(replies.MET, ended=True, reason="need_met")
-        if any(vocabulary.matches(norm, vocabulary.REFUSAL) for norm in said):
-            if any(vocabulary.matches(norm, (*vocabulary.REASON, *vocabulary.STATUS)) for norm in said):
+        if any(reading.matches(norm, vocabulary.REFUSAL) for norm in said):
+            if any(reading.matches(norm, (*vocabulary.REASON, *vocabulary.STATUS)) for norm in said):
                 return Reply(replies.REFUSED, ended=True, reason="refused_and_told")
             return Reply(replies.WHY_NOT)
-        whole = vocabulary.normalise(message)
-        if vocabulary.matches(whole, vocabulary.ANYTHING_TO_ADD):
+        whole = reading.normalise(message)
+        if reading.matches(whole, vocabulary.ANYTHING_TO_ADD):
             return Reply(replies.NOTHING_TO_ADD)
-        if vocabulary.matches(whole, vocabulary.ANYTHING_ELSE):
+        if reading.matches(whole, vocabulary.ANYTHING_ELSE):
             return Reply(replies.ALL_SAID, ended=True, reason="nothing_left")
-        if vocabulary.matches(whole, vocabulary.GOODBYE):
+        if reading.matches(whole, vocabulary.GOODBYE):
             return Reply(replies.GOODBYE, ended=True, reason="nothing_left")
-        kind = vocabulary.statement_kind(message)
+        kind = reading.statement_kind(message)
         if kind is not None:
             return Reply(replies.STATEMENT[kind])
         return Reply(vocabulary.MISS_REPLY, miss=True)
@@ -83,17 +83,15 @@ class ScriptedCustomer:
     def _need_met(self, message: str) -> bool:
         """Whether a sentence meets the need: a new ticket's number, "cancelled", or a stage (see vocabulary)."""
         action = self._customer.wants.action
-        for sentence in vocabulary.sentences(message):
-            norm = vocabulary.normalise(sentence)
+        for sentence in reading.sentences(message):
+            norm = reading.normalise(sentence)
             if action == "open_ticket":
-                about_another = vocabulary.matches(norm, (*vocabulary.REFUSAL, *vocabulary.OTHER_TICKET))
+                about_another = reading.matches(norm, (*vocabulary.REFUSAL, *vocabulary.OTHER_TICKET))
                 met = bool(vocabulary.TICKET_NUMBER.search(sentence)) and not about_another
             elif action == "cancel_ticket":
-                met = vocabulary.matches(norm, vocabulary.CANCELLED) and not vocabulary.matches(
-                    norm, vocabulary.NEGATION
-                )
+                met = reading.matches(norm, vocabulary.CANCELLED) and not reading.matches(norm, vocabulary.NEGATION)
             else:
-                met = vocabulary.matches(norm, vocabulary.STATUS)
+                met = reading.matches(norm, vocabulary.STATUS)
             if met:
                 return True
         return False

@@ -1,6 +1,6 @@
 """What the scripted customer understands: the one place its phrasings live (docs/tasks.md, "The scripted customer").
 
-An agent's message is split into sentences and normalised (lower case, curly quotes straightened, contractions
+reading.py splits an agent's message into sentences and normalises them (lower case, straight quotes, contractions
 expanded, punctuation dropped). A sentence is a *request* when it ends with "?", starts with a question word, or
 holds a request cue ("please", "could you", "tell me", "I need", ...). Only requests ask for facts; a request that
 names a literal value without a question mark ("Your ticket number is T-2026-0412.") informs, it does not ask.
@@ -33,11 +33,10 @@ me check that", an acknowledgement, an update such as "I can see your order"). A
 """
 
 import re
-from collections.abc import Iterable
 
 MISS_REPLY = "Sorry, I don't follow — what do you need from me?"
 
-_CONTRACTIONS = (
+CONTRACTIONS = (
     (r"\bcan't\b", "cannot"),
     (r"\bwon't\b", "will not"),
     (r"\bshan't\b", "shall not"),
@@ -53,40 +52,21 @@ _CONTRACTIONS = (
 )
 
 
-def normalise(text: str) -> str:
-    """Lower case, straight quotes, contractions expanded, "#" read as "number", punctuation dropped."""
-    text = text.lower().replace("\u2019", "'").replace("\u2018", "'").replace("e-mail", "email")
-    for pattern, replacement in _CONTRACTIONS:
-        text = re.sub(pattern, replacement, text)
-    text = text.replace("#", " number ").replace("&", " and ")
-    return " ".join(re.sub(r"[^a-z0-9]+", " ", text).split())
-
-
-def sentences(text: str) -> list[str]:
-    """The message's sentences, as written."""
-    return [part.strip() for part in re.split(r"(?<=[.!?;])\s+|\n+", text) if part.strip()]
-
-
-_CLAUSE_BREAK = re.compile(
+CLAUSE_BREAK = re.compile(
     r",?\s+and\s+(?=(?:what|which|how|when|who|whose|why|where|the|your|tell|could|can|would|will|is|are|do|did|if)\b)"
     r"|,\s+(?=(?:and|also|then|plus)\b)"
 )
-
-
-def clauses(norm: str) -> list[str]:
-    """The parts of a normalised sentence that each ask one thing ("how many did you buy and how many are faulty")."""
-    return [part for part in _CLAUSE_BREAK.split(norm) if part]
 
 
 def _rx(*patterns: str) -> tuple[re.Pattern[str], ...]:
     return tuple(re.compile(pattern) for pattern in patterns)
 
 
-_QUESTION_START = _rx(
+QUESTION_START = _rx(
     r"^(and |so |also |ok |okay |great |thanks |first |next |lastly |finally )?(what|which|who|whose|when|where|how"
     r"|could|can|would|will|may|might|do|does|did|is|are|was|were|have|has|shall|should)\b"
 )
-_REQUEST_CUE = _rx(
+REQUEST_CUE = _rx(
     r"\bplease\b(?! (note|be aware|allow|wait|hold|bear|see|expect|keep))",
     r"\b(i|we) (will |would |also |just )?(need|require)\b",
     r"\b(let me know|tell me|share|provide|give me|send me|remind me|confirm|mind)\b",
@@ -96,26 +76,6 @@ _REQUEST_CUE = _rx(
 # A literal identifier, e-mail address or amount: a sentence holding one without "?" is the agent telling a value.
 LITERAL = re.compile(r"\b[A-Za-z]-\d{4,}(-\d+)?\b|[\w.+-]+@[\w-]+\.[\w.]+|\b\d+[.,]\d{2}\b")
 TICKET_NUMBER = re.compile(r"\bT-\d{4}-\d{3,}\b", re.IGNORECASE)
-
-
-def is_request(sentence: str, norm: str) -> bool:
-    """Whether a sentence asks the customer something (a literal value without "?" is the agent informing)."""
-    if sentence.rstrip().endswith("?"):
-        return True
-    if LITERAL.search(sentence):
-        return False
-    return matches(norm, _QUESTION_START) or matches(norm, _REQUEST_CUE)
-
-
-def first_match(norm: str, patterns: Iterable[re.Pattern[str]]) -> int | None:
-    """Where the earliest of the patterns matches, if any does."""
-    found = [m.start() for pattern in patterns if (m := pattern.search(norm))]
-    return min(found) if found else None
-
-
-def matches(norm: str, patterns: Iterable[re.Pattern[str]]) -> bool:
-    """Whether any of the patterns matches."""
-    return first_match(norm, patterns) is not None
 
 
 _KIND_WORD = r"(refund|return|exchange|replacement|replace|repair|swap|money back|send|keep|fix)\w*"
@@ -313,38 +273,3 @@ ANYTHING_TO_ADD = _rx(
     r"\b(anything|something) (else|more) (you|to) (would like to |want to |wish to |can )?(add|tell|mention|share)\b",
     r"\b(anything|something) else (i|we) should know\b",
 )
-
-
-def asked(message: str) -> list[str]:
-    """The facts a message asks for, in the order it asks them (a confirmation only from a sentence asking no fact)."""
-    found: list[str] = []
-    for sentence in sentences(message):
-        norm = normalise(sentence)
-        if not is_request(sentence, norm):
-            continue
-        asks = [_facts(clause) for clause in clauses(sentence_norm(sentence))]
-        if any(set(hits) - {"confirm"} for hits in asks):  # "can you confirm your email?" asks for the email
-            asks = [[name for name in hits if name != "confirm"] for hits in asks]
-        found += [name for hits in asks for name in hits if name not in found]
-    return found
-
-
-def sentence_norm(sentence: str) -> str:
-    """A sentence normalised, keeping the commas that separate its clauses."""
-    return ", ".join(normalise(part) for part in sentence.split(","))
-
-
-def _facts(clause: str) -> list[str]:
-    """The facts one clause asks for, in order, the more specific reading hiding the others (HIDES)."""
-    norm = normalise(clause)
-    hits = {name: at for name, patterns in FACTS.items() if (at := first_match(norm, patterns)) is not None}
-    hidden = set().union(*(HIDES.get(name, frozenset()) for name in hits))
-    if set(hits) - hidden - {"confirm"}:
-        hidden.add("confirm")
-    return sorted(set(hits) - hidden, key=hits.__getitem__)
-
-
-def statement_kind(message: str) -> str | None:
-    """Which kind of neutral statement a message is (see STATEMENTS), if any; literal values are read past."""
-    norm = normalise(LITERAL.sub("", message))
-    return next((kind for kind, patterns in STATEMENTS.items() if matches(norm, patterns)), None)
