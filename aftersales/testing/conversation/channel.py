@@ -14,7 +14,6 @@ from aftersales.testing.conversation.model import CustomerEngine, Reply, Speaker
 
 T = TypeVar("T")
 MAX_MESSAGE = 4000  # characters of one agent message, after stripping
-DEFAULT_TURN_LIMIT = 12  # agent messages a conversation allows unless the task says otherwise
 
 Record = Callable[..., dict[str, Any]]  # record(speaker, text, **facts) -> the turn as the trace numbered it
 

@@ -5,9 +5,7 @@ A name is "scripted" (the default, deterministic) or "module:Class" for an engin
 """
 
 import importlib
-from typing import Any
 
-from aftersales.testing.conversation.channel import DEFAULT_TURN_LIMIT
 from aftersales.testing.conversation.model import CustomerEngine
 from aftersales.testing.tasks import Task
 
@@ -16,9 +14,7 @@ ENGINES = {"scripted": "aftersales.testing.conversation.scripted:ScriptedCustome
 
 def turn_limit_for(task: Task) -> int:
     """The task's turn limit for a conversation (its conversation rules may set one), else the default 12."""
-    # Read by name: the conversation rules of a task are a part of the task format of their own.
-    rules: Any = getattr(task, "conversation", None)
-    return int(getattr(rules, "turn_limit", None) or DEFAULT_TURN_LIMIT)
+    return task.turn_limit
 
 
 def engine_for(task: Task, name: str = "scripted") -> CustomerEngine:

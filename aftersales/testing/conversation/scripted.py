@@ -12,9 +12,8 @@ from dataclasses import replace
 from aftersales.testing.conversation import reading, replies, vocabulary
 from aftersales.testing.conversation.model import Reply
 from aftersales.testing.customer import UNSCRIPTED, answer_for
-from aftersales.testing.tasks import Customer, Scalar
+from aftersales.testing.tasks import DEFAULT_TURN_LIMIT, Customer, Scalar
 
-DEFAULT_TURN_LIMIT = 12
 _CONFIRM_KEYS = {
     "open_ticket": "after_sales_create_ticket:confirm",
     "cancel_ticket": "after_sales_cancel_ticket:confirm",
