@@ -8,6 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from aftersales.testing.customer import settled
 from aftersales.testing.tasks import Customer, Task
 
 FORMAT = "aftersales-task-brief/1"
@@ -40,6 +41,6 @@ def brief_for(task: Task, trial: int, forms: Literal["world", "client"]) -> Brie
         trial=trial,
         world_time=at,
         forms=forms,
-        customer=task.customer,
+        customer=settled(task.customer),  # no conversation to make their mistakes or change their mind in
         mention=task.mention,
     )
