@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
+from aftersales.testing.customer import settled
 from aftersales.testing.tasks import Customer, FormAnswer, Task
 
 if TYPE_CHECKING:
@@ -49,7 +50,7 @@ def brief_for(task: Task, trial: int, forms: Literal["world", "client"]) -> Brie
         trial=trial,
         world_time=at,
         forms=forms,
-        customer=task.customer,
+        customer=settled(task.customer),  # no conversation to make their mistakes or change their mind in
         mention=task.mention,
     )
 

@@ -75,7 +75,7 @@ def check_task(host: Host, task: Task, mode: Mode = "brief") -> CheckResult:
     if missing:
         skipped = f"needs {', '.join(missing)}, which this server does not serve"
         return CheckResult(task, None, [], skipped=skipped, mode=mode)
-    trial = host.open_trial(task)
+    trial = host.open_trial(task, mode=mode)
     try:
         say: Say | None = None
         if mode == "conversation":

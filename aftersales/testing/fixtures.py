@@ -149,7 +149,7 @@ class AgentTrials:
             raise NoChannel(NO_CHANNEL)
         run = TaskRun(chosen)
         for number in range(1, trials + 1):
-            opened = self._host.open_trial(chosen, scripted_forms=forms == "world")
+            opened = self._host.open_trial(chosen, scripted_forms=forms == "world", mode=mode)
             world = TestWorld(self._host, opened, chosen.customer)
             try:
                 conversation, brief = self._brief(chosen, opened, number, forms, mode, customer)

@@ -27,7 +27,7 @@ from aftersales.storage import migrate
 from aftersales.testing.apps import PREFIX, Router, Served, serve_settings, with_overrides
 from aftersales.testing.conversation.channel import Conversation
 from aftersales.testing.conversation.endpoint import Channel
-from aftersales.testing.conversation.model import CustomerEngine
+from aftersales.testing.conversation.model import ChangesMind, CustomerEngine
 from aftersales.testing.customer import answer_question
 from aftersales.testing.events import Trial, Trials, mark_faults
 from aftersales.testing.hosting import CALLER, TOKEN_TTL, TrialHost, TrialWorld
@@ -118,6 +118,9 @@ class Host(TrialHost):
         conversation = Conversation(
             engine, turn_limit, lambda *turn, **facts: self.worlds.append_turn(world_id, *turn, **facts)
         )
+        if trial.trial.customer is not None and isinstance(engine, ChangesMind):
+            # The world answers its forms as the customer: as they change their mind, so do its answers.
+            engine.on_change = lambda customer: self.answer_forms(trial, customer)
         conversation.open()
         self.conversations[world_id] = Channel(conversation, self.worlds.get(world_id).incarnation)
         return conversation, f"{self.base_url}{PREFIX}{world_id}/customer"

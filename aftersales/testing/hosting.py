@@ -10,8 +10,10 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, Self
 
+from aftersales.testing.brief import Mode
 from aftersales.testing.conversation.channel import Conversation
 from aftersales.testing.conversation.model import CustomerEngine
+from aftersales.testing.customer import settled
 from aftersales.testing.events import Trial
 from aftersales.testing.tasks import Customer, Task, WorldStart
 
@@ -47,9 +49,14 @@ class TrialHost(ABC):
 
     channels = False  # whether this host serves customer channels (conversation trials)
 
-    def open_trial(self, task: Task, scripted_forms: bool = True) -> TrialWorld:
-        """A fresh world for one trial of `task`; `scripted_forms`: the world answers its forms as the customer."""
-        return self.open(task.world, task.customer if scripted_forms else None, task.id)
+    def open_trial(self, task: Task, scripted_forms: bool = True, mode: Mode = "brief") -> TrialWorld:
+        """A fresh world for one trial of `task`; `scripted_forms`: the world answers its forms as the customer.
+
+        A brief shows the customer settled (every change of mind made), so in brief mode the forms answer as that
+        customer; in a conversation they start as the task's customer and follow the engine's changes of mind.
+        """
+        customer = task.customer if mode == "conversation" else settled(task.customer)
+        return self.open(task.world, customer if scripted_forms else None, task.id)
 
     @abstractmethod
     def open(self, start: WorldStart, customer: Customer | None = None, label: str = "a test") -> TrialWorld:

@@ -79,7 +79,7 @@ def run_trial(
     """Fork a world, run the agent against it with its variables, then score the world and its trace."""
     name = f"{task.id}.{number}"
     try:
-        trial = host.open_trial(task, scripted_forms=agent.forms == "world")
+        trial = host.open_trial(task, scripted_forms=agent.forms == "world", mode=agent.mode)
     except Exception as problem:
         return TrialResult(
             task, number, UNMADE, None, False, 0.0, "", "", infrastructure=(_could_not("make", problem),)

@@ -9,7 +9,7 @@ import re
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from aftersales.domain.enums import ReasonCode, RefundMethod, TicketKind
 
@@ -118,6 +118,66 @@ class Customer(Strict):
         description="Answers by question key (after_sales_create_ticket:refund_method, …:confirm); a question "
         "not listed is cancelled.",
     )
+    mistakes: dict[str, Scalar] = Field(
+        default_factory=dict,
+        description="Conversation mode: facts (knows keys) they first get wrong. The first time the agent asks for "
+        "one they give this value; asked again, or told it was not found or does not match, the right one.",
+        examples=[{"order_id": "O-2026-001401"}],
+    )
+    changes_mind: dict[
+        Literal["kind", "quantity", "reason_code", "description", "refund_method", "accepts_repair"], Scalar
+    ] = Field(
+        default_factory=dict,
+        description="Conversation mode: wants fields they change their mind about. The first time asked they answer "
+        "from wants (or forms); every later time asked, or asked to confirm, this value, which is then what they "
+        "want, in the world's form answers too.",
+        examples=[{"refund_method": "store_credit"}],
+    )
+    stops_after: int | None = Field(
+        default=None,
+        ge=0,
+        description="Conversation mode: they answer this many agent messages, then stop: the next reply is empty "
+        "and ends the conversation (reason stopped_answering).",
+    )
+
+    @model_validator(mode="after")
+    def _behaviours_fit(self) -> "Customer":
+        """A mistake or a change of mind names a fact or a want they have, and a value other than the right one."""
+        for name, wrong in self.mistakes.items():
+            if self.knows.get(name) is None:
+                raise ValueError(f"mistakes names {name!r}, which is not in knows: name a fact the customer knows")
+            if wrong == self.knows[name]:
+                raise ValueError(f"mistakes gives {name!r} its right value {wrong!r}: a mistake must differ from knows")
+        for name, value in self.changes_mind.items():
+            now = self._wanted(name)
+            if now is None:
+                raise ValueError(
+                    f"changes_mind names {name!r}, which the customer has no value for: set wants.{name}"
+                    + (" or answer its form" if name == "refund_method" else "")
+                )
+            try:
+                Wants.model_validate(self.wants.model_dump() | {name: value})
+            except ValidationError:
+                raise ValueError(
+                    f"changes_mind gives {name!r} the value {value!r}, which wants.{name} cannot take"
+                ) from None
+            if value == now:
+                raise ValueError(f"changes_mind gives {name!r} the value it already has ({value!r}): give another")
+        return self
+
+    def _wanted(self, name: str) -> Scalar:
+        """What they want for a wants field before any change of mind (a refund method from a form, if not named)."""
+        value: Scalar = getattr(self.wants, name)
+        if name == "accepts_repair":
+            return bool(value) or self.wants.kind == "repair"
+        if name == "refund_method" and value is None:
+            given = [
+                answer.content["refund_method"]
+                for answer in self.forms.values()
+                if answer.content and "refund_method" in answer.content
+            ]
+            return given[0] if given else None
+        return value
 
     def facts(self) -> list[str]:
         """The names of what they can reveal in a conversation: their knows, story, each wants field set, confirm."""

@@ -58,9 +58,9 @@ def test_tasks_check_skips_a_task_whose_tools_this_server_does_not_serve_and_say
     document["reference"] = [{"call": "after_sales_future_tool", "arguments": {}}]
     (tmp_path / "needs-a-future-tool.yaml").write_text(yaml.safe_dump(document), encoding="utf-8")
     assert main(["tasks", "check", "--tasks", str(tmp_path / "needs-a-future-tool.yaml")]) == 0
-    assert "skip  needs-a-future-tool  (needs after_sales_future_tool, which this server does not serve)" in (
-        capsys.readouterr().out
-    )
+    out = capsys.readouterr().out
+    for mode in ("brief", "conversation"):
+        assert f"skip  {'needs-a-future-tool':44} {mode}  (needs after_sales_future_tool, which this server does" in out
 
 
 def test_say_steps_are_skipped_in_brief_mode_and_in_a_conversation_tell_what_the_real_calls_produced(host):

@@ -1,10 +1,12 @@
 """The scripted customer: answers only what it is asked, from the task's customer, the same way every time."""
 
 import pytest
+from pydantic import ValidationError
 
 from aftersales.testing.conversation.model import CustomerEngine
 from aftersales.testing.conversation.scripted import CustomerGone, ScriptedCustomer
 from aftersales.testing.conversation.vocabulary import MISS_REPLY
+from aftersales.testing.customer import answer_question
 from aftersales.testing.loader import load, load_file, shipped_tasks
 from aftersales.testing.tasks import Customer
 
@@ -23,7 +25,20 @@ NOT_ASKING = [
 
 def with_forms(customer: Customer, forms: dict[str, object]) -> Customer:
     """The customer with another forms script."""
-    return Customer.model_validate(customer.model_dump(by_alias=True) | {"forms": forms})
+    return with_script(customer, forms=forms)
+
+
+def with_script(customer: Customer, **changes: object) -> Customer:
+    """The customer with some of its script replaced (validated, as a task file would be)."""
+    return Customer.model_validate(customer.model_dump(by_alias=True) | changes)
+
+
+WRONG_ORDER = with_script(TSHIRTS, mistakes={"order_id": "O-2026-001401"})
+FICKLE = with_script(TSHIRTS, changes_mind={"refund_method": "original_payment"})  # the form says store credit
+METHOD_FORM = {
+    "key": "after_sales_create_ticket:refund_method",
+    "requested_schema": {"properties": {"refund_method": {}}},
+}
 
 
 def test_it_opens_with_the_tasks_opening_message():
@@ -198,3 +213,136 @@ def test_it_plays_every_shipped_tasks_customer(task):
     assert customer.opening() == task.customer.opening
     for message in ["What can I do for you?", "What happened?", "Why?", "How many?", "Shall I go ahead?"]:
         assert not customer.reply(message).miss, message
+
+
+def test_a_customer_with_a_mistake_gives_the_wrong_value_first_and_the_right_one_when_asked_again():
+    customer = ScriptedCustomer(WRONG_ORDER)
+    first, second, third = (customer.reply("What's your order number?") for _ in range(3))
+    assert (first.text, first.revealed) == ("My order number is O-2026-001401.", ("order_id",))
+    assert (second.text, second.revealed) == (
+        "Sorry, I got that wrong. My order number is O-2026-001410.",
+        ("order_id",),
+    )
+    assert third.text == "My order number is O-2026-001410."
+
+
+def test_a_customer_told_i_cannot_find_that_order_gives_the_right_order_number():
+    customer = ScriptedCustomer(WRONG_ORDER)
+    customer.reply("Which order is this about?")
+    reply = customer.reply("I can't find that order.")
+    assert reply.text == "Sorry, I got that wrong. My order number is O-2026-001410."
+    assert (reply.revealed, reply.ended, reply.miss) == (("order_id",), False, False)
+
+
+def test_told_a_fact_does_not_match_the_customer_puts_right_only_the_fact_named():
+    both = with_script(TSHIRTS, mistakes={"order_id": "O-2026-001401", "email": "jie.sun@example.com"})
+    customer = ScriptedCustomer(both)
+    assert customer.reply("Your email and order number, please?").revealed == ("email", "order_id")
+    reply = customer.reply("That email doesn't match our records.")
+    assert reply.text == "Sorry, I got that wrong. My email is jie.sun.3@example.com."
+    assert customer.reply("Which order?").text == "Sorry, I got that wrong. My order number is O-2026-001410."
+
+
+def test_a_not_found_without_a_mistake_is_still_a_refusal_with_a_reason():
+    reply = ScriptedCustomer(TSHIRTS).reply("I can't find that order.")
+    assert (reply.ended, reply.reason) == (True, "refused_and_told")
+
+
+def test_a_customer_changes_mind_on_the_second_ask_and_the_world_form_answer_follows():
+    told: list[Customer] = []
+    customer = ScriptedCustomer(FICKLE, on_change=told.append)
+    first = customer.reply("Original card or store credit?")
+    assert (first.text, told) == ("Store credit, please.", [])
+    assert answer_question(customer.customer, METHOD_FORM)["content"] == {"refund_method": "store_credit"}
+    second = customer.reply("How would you like your refund?")
+    assert second.text == "Actually, I've changed my mind. Back to my original payment method, please."
+    assert second.revealed == ("wants.refund_method",)
+    assert told == [customer.customer] and told[0].wants.refund_method == "original_payment"
+    assert answer_question(told[0], METHOD_FORM)["content"] == {"refund_method": "original_payment"}
+    third = customer.reply("Store credit or original card?")
+    assert (third.text, len(told)) == ("Back to my original payment method, please.", 1)
+
+
+def test_asked_to_confirm_after_the_first_ask_the_customer_says_what_it_wants_now_instead_of_yes():
+    customer = ScriptedCustomer(FICKLE)
+    customer.reply("Original card or store credit?")
+    reply = customer.reply("I'll open the return now. Shall I go ahead?")
+    assert reply.text == "Actually, I've changed my mind. Back to my original payment method, please."
+    assert reply.revealed == ("wants.refund_method",)
+    assert customer.reply("Shall I go ahead?").text == "Yes, please go ahead."
+
+
+def test_a_world_confirmation_naming_the_method_the_customer_gave_up_is_declined():
+    customer = ScriptedCustomer(
+        with_script(
+            FICKLE,
+            forms=FICKLE.forms
+            | {"after_sales_create_ticket:confirm": {"action": "accept", "content": {"confirm": True}}},
+        )
+    )
+    confirm = (
+        "Open a refund ticket for 1 x Cotton T-Shirt 3-Pack, refunding ¥129.00 {}? Please confirm with the customer."
+    )
+    question = {"key": "after_sales_create_ticket:confirm", "message": confirm.format("as store credit")}
+    assert answer_question(customer.customer, question)["action"] == "accept"  # store credit is what they want now
+    customer.reply("Original card or store credit?")
+    customer.reply("Original card or store credit?")
+    assert answer_question(customer.customer, question)["action"] == "decline"
+    chosen = question | {"message": confirm.format("to the original payment method")}
+    assert answer_question(customer.customer, chosen) == {"action": "accept", "content": {"confirm": True}}
+
+
+def test_a_customer_stops_answering_after_n_agent_messages():
+    customer = ScriptedCustomer(with_script(TSHIRTS, stops_after=2))
+    assert customer.reply("What's your order number?").text == "My order number is O-2026-001410."
+    assert not customer.reply("Let me check.").ended
+    stopped = customer.reply("Which item is it?")
+    assert (stopped.text, stopped.revealed, stopped.ended, stopped.reason) == ("", (), True, "stopped_answering")
+    with pytest.raises(CustomerGone):
+        customer.reply("Are you still there?")
+
+
+def test_a_customer_that_stops_after_none_answers_nothing():
+    stopped = ScriptedCustomer(with_script(TSHIRTS, stops_after=0)).reply("How can I help?")
+    assert (stopped.text, stopped.ended, stopped.reason) == ("", True, "stopped_answering")
+
+
+def test_the_same_conversation_gets_the_same_replies_with_every_behaviour():
+    script = with_script(
+        TSHIRTS,
+        mistakes={"order_id": "O-2026-001401"},
+        changes_mind={"refund_method": "original_payment"},
+        stops_after=5,
+    )
+    messages = [
+        "Which order?",
+        "I can't find that order.",
+        "Store credit or card?",
+        "Store credit or card?",
+        "Which order?",
+        "Bye!",
+    ]
+    first, second = ScriptedCustomer(script), ScriptedCustomer(script)
+    assert [first.reply(m) for m in messages] == [second.reply(m) for m in messages]
+
+
+@pytest.mark.parametrize(
+    ("changes", "wrong"),
+    [
+        ({"mistakes": {"phone": "555-0100"}}, "mistakes names 'phone', which is not in knows"),
+        ({"mistakes": {"order_id": "O-2026-001410"}}, "a mistake must differ from knows"),
+        ({"changes_mind": {"refund_method": "store_credit"}}, "the value it already has ('store_credit')"),
+        ({"changes_mind": {"refund_method": "cash"}}, "which wants.refund_method cannot take"),
+        ({"changes_mind": {"refund_method": "original_payment"}, "forms": {}}, "has no value for"),
+        ({"changes_mind": {"action": "cancel_ticket"}}, "changes_mind.action"),
+        ({"stops_after": -1}, "stops_after"),
+    ],
+)
+def test_a_mistake_or_change_of_mind_must_name_a_fact_or_want_the_customer_has_and_another_value(changes, wrong):
+    with pytest.raises(ValidationError) as refused:
+        with_script(TSHIRTS, **changes)
+    assert wrong in str(refused.value)
+
+
+def test_a_change_of_mind_about_a_want_without_a_form_is_valid():
+    assert with_script(TSHIRTS, changes_mind={"kind": "repair"}, forms={}).changes_mind == {"kind": "repair"}

@@ -1,7 +1,11 @@
 """The parts of a conversation trial: what the customer replied, and one turn of the timeline."""
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from aftersales.testing.tasks import Customer
 
 Speaker = Literal["agent", "customer"]
 EndReason = Literal["need_met", "refused_and_told", "nothing_left", "turn_limit", "stopped_answering"]
@@ -26,3 +30,10 @@ class CustomerEngine(Protocol):
     def opening(self) -> str: ...  # the customer's first message
 
     def reply(self, message: str) -> Reply: ...  # the engine keeps its own state (turn count, what it said)
+
+
+@runtime_checkable
+class ChangesMind(Protocol):
+    """An engine whose customer can change their mind: it hands the changed customer to `on_change`."""
+
+    on_change: "Callable[[Customer], None] | None"

@@ -77,6 +77,8 @@ STATEMENT = {
     "acknowledgement": "Okay, thanks.",
 }
 TURN_LIMIT = "Sorry, I have to go now."
+CORRECTED = "Sorry, I got that wrong."  # before the right value of a fact they first gave wrong
+CHANGED_MIND = "Actually, I've changed my mind."  # before the new value, the first time they give it
 
 
 def count(number: int) -> str:

@@ -4,14 +4,25 @@ It opens with `customer.opening`. A message that asks for facts (reading.asked) 
 facts, in the order asked, from `knows`, `story`, `wants` and `forms`; a fact it does not have gets "I don't have
 that to hand" (understood, so no miss). A message that asks nothing may meet or refuse its need, close the
 conversation or be a neutral statement; anything else is a miss. The reply's text depends on the message alone,
-except that the reply reaching the turn limit adds that the customer has to go, and ends the conversation.
+except that the reply reaching the turn limit adds that the customer has to go, and ends the conversation, and
+except for the customer's scripted behaviours, which depend on what was said before (so the same conversation
+always gets the same replies):
+
+- `mistakes`: the first time a fact is asked for, the wrong value; asked again, or told it was not found or does
+  not match (vocabulary.NOT_FOUND), "Sorry, I got that wrong." and the right one. Both reveal the fact.
+- `changes_mind`: the first time a wants field is asked for, the script's value; the next time it is asked, or at a
+  confirmation after it was asked, "Actually, I've changed my mind." and the new value, theirs from then on. The
+  engine then hands the changed customer (customer.following) to `on_change`, so the world's form answers follow.
+- `stops_after`: after that many replies, an empty one that ends the conversation (reason stopped_answering).
 """
 
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import replace
 
 from aftersales.testing.conversation import reading, replies, vocabulary
 from aftersales.testing.conversation.model import Reply
-from aftersales.testing.customer import UNSCRIPTED, answer_for
+from aftersales.testing.customer import UNSCRIPTED, answer_for, following
 from aftersales.testing.tasks import DEFAULT_TURN_LIMIT, Customer, Scalar
 
 _CONFIRM_KEYS = {
@@ -29,11 +40,28 @@ class ScriptedCustomer:
 
     name = "scripted"
 
-    def __init__(self, customer: Customer, turn_limit: int = DEFAULT_TURN_LIMIT) -> None:
-        self._customer = customer
+    def __init__(
+        self,
+        customer: Customer,
+        turn_limit: int = DEFAULT_TURN_LIMIT,
+        on_change: Callable[[Customer], None] | None = None,
+    ) -> None:
+        self._script = customer
+        self._customer = customer  # as they are now: the script, with every change of mind made so far
         self._turn_limit = turn_limit
         self._turns = 0
         self._ended = False
+        self._changes: dict[str, Scalar] = {str(field): value for field, value in customer.changes_mind.items()}
+        self._asks: Counter[str] = Counter()  # times each changes_mind field was asked for
+        self._wrong: list[str] = []  # facts given wrong and not yet put right, in the order given
+        self._said: set[str] = set()  # mistaken facts and changed fields already said once
+        # Told the changed customer when they change their mind: the runner answers the world's forms with it.
+        self.on_change = on_change
+
+    @property
+    def customer(self) -> Customer:
+        """The customer as they are now: their script, with every change of mind made so far."""
+        return self._customer
 
     def opening(self) -> str:
         """The customer's first message."""
@@ -44,6 +72,10 @@ class ScriptedCustomer:
         if self._ended:
             raise CustomerGone("the customer has already ended the conversation")
         self._turns += 1
+        stops = self._script.stops_after
+        if stops is not None and self._turns > stops:
+            self._ended = True
+            return Reply("", ended=True, reason="stopped_answering")
         answer = self._answer(message)
         if not answer.ended and self._turns >= self._turn_limit:
             answer = replace(answer, text=f"{answer.text} {replies.TURN_LIMIT}", ended=True, reason="turn_limit")
@@ -52,11 +84,21 @@ class ScriptedCustomer:
 
     def _answer(self, message: str) -> Reply:
         asked = reading.asked(message)
-        if asked:
-            given = [self._give(name) for name in asked]
-            revealed = tuple(name for _, name in given if name is not None)
+        given = [self._put_right(name) for name in self._told_wrong(message, asked)]
+        given += [self._give(name) for name in asked]
+        if given:
+            revealed = tuple(name for _, names in given for name in names)
             return Reply(" ".join(text for text, _ in given), revealed=revealed)
         return self._hear(message)
+
+    def _told_wrong(self, message: str, asked: list[str]) -> list[str]:
+        """The facts still wrong that the message says were not found or do not match (all of them, unnamed)."""
+        pending = [name for name in self._wrong if name not in asked]
+        said = [reading.normalise(sentence) for sentence in reading.sentences(message)]
+        if not pending or not any(reading.matches(norm, vocabulary.NOT_FOUND) for norm in said):
+            return []
+        named = [name for name in pending if any(reading.matches(n, vocabulary.TOPICS.get(name, ())) for n in said)]
+        return named or pending
 
     def _hear(self, message: str) -> Reply:
         """A message that asks nothing: the need met or refused, a closing, a neutral statement, or a miss."""
@@ -95,11 +137,53 @@ class ScriptedCustomer:
                 return True
         return False
 
-    def _give(self, name: str) -> tuple[str, str | None]:
-        """The sentence answering one asked fact, and the fact it reveals (None when it reveals nothing)."""
-        customer, wants = self._customer, self._customer.wants
-        if name == "product" and "product" not in customer.knows and "line_no" in customer.knows:
+    def _give(self, name: str) -> tuple[str, tuple[str, ...]]:
+        """The sentence answering one asked fact, and the facts it reveals; a scripted behaviour first, if any."""
+        knows = self._customer.knows
+        if name == "product" and "product" not in knows and "line_no" in knows:
             name = "line_no"  # "which item?" from a customer who knows only where it is on the order
+        if name in self._script.mistakes:
+            return self._mistaken(name)
+        field = name.removeprefix("wants.")
+        if name.startswith("wants.") and field in self._changes:
+            self._asks[field] += 1
+            if self._asks[field] > 1 and field not in self._said:
+                return self._change_mind([field])
+        if name == "confirm":
+            turned = [field for field in self._changes if self._asks[field] and field not in self._said]
+            if turned:  # asked to confirm what they were asked before: they say what they want now instead
+                return self._change_mind(turned)
+        text, revealed = self._lookup(name)
+        return text, (revealed,) if revealed else ()
+
+    def _mistaken(self, name: str) -> tuple[str, tuple[str, ...]]:
+        """A fact they get wrong: the wrong value the first time, the right one after."""
+        if name not in self._said:
+            self._said.add(name)
+            self._wrong.append(name)
+            return replies.fact(name, self._script.mistakes[name]), (name,)
+        if name in self._wrong:
+            return self._put_right(name)
+        return self._lookup(name)[0], (name,)
+
+    def _put_right(self, name: str) -> tuple[str, tuple[str, ...]]:
+        """The right value of a fact they gave wrong, with an apology."""
+        self._wrong.remove(name)
+        return f"{replies.CORRECTED} {self._lookup(name)[0]}", (name,)
+
+    def _change_mind(self, fields: list[str]) -> tuple[str, tuple[str, ...]]:
+        """They want something else from now on: say so, and tell whoever answers the world's forms for them."""
+        self._said.update(fields)
+        self._customer = following(self._customer, {field: self._changes[field] for field in fields})
+        if self.on_change is not None:
+            self.on_change(self._customer)
+        given = [self._lookup(f"wants.{field}") for field in fields]
+        text = " ".join([replies.CHANGED_MIND, *(sentence for sentence, _ in given)])
+        return text, tuple(name for _, name in given if name is not None)
+
+    def _lookup(self, name: str) -> tuple[str, str | None]:
+        """The sentence giving one fact as they are now, and the fact it reveals (None when it reveals nothing)."""
+        customer, wants = self._customer, self._customer.wants
         if name == "story" or (name == "wants.description" and wants.description is None):
             return customer.story, "story"
         if name == "wants.reason_code" and wants.reason_code is None:
@@ -107,7 +191,8 @@ class ScriptedCustomer:
         if name == "wants.kind" and wants.kind is None:
             return replies.fact("wants.action", wants.action), "wants.action"
         if name == "wants.accepts_repair":
-            return replies.fact(name, wants.accepts_repair or wants.kind == "repair"), name
+            changed = "accepts_repair" in self._said  # a change of mind outweighs what a repair ticket implies
+            return replies.fact(name, wants.accepts_repair or (wants.kind == "repair" and not changed)), name
         if name == "wants.refund_method":
             return self._refund_method()
         if name == "confirm":

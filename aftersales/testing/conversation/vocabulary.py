@@ -29,7 +29,8 @@ names a literal value without a question mark ("Your ticket number is T-2026-041
 A message that asks nothing is read as one of: the agent meeting the need (a ticket number for an open_ticket need,
 "cancelled" for cancel_ticket, a stage or status for check_ticket), a refusal ("I'm afraid I can't ... because
 ..."), a closing ("anything else?", "goodbye"), or a neutral statement (a greeting, a holding message such as "let
-me check that", an acknowledgement, an update such as "I can see your order"). Anything else is a miss.
+me check that", an acknowledgement, an update such as "I can see your order"). Anything else is a miss. A customer
+who gave a fact wrong (`mistakes`) hears NOT_FOUND ("I can't find that order") as asking for it again (TOPICS).
 """
 
 import re
@@ -273,3 +274,26 @@ ANYTHING_TO_ADD = _rx(
     r"\b(anything|something) (else|more) (you|to) (would like to |want to |wish to |can )?(add|tell|mention|share)\b",
     r"\b(anything|something) else (i|we) should know\b",
 )
+# The agent telling the customer a value they gave is wrong: a customer who got a fact wrong (`mistakes`) then gives
+# the right one. Said of a fact by its topic word ("I can't find that order"), else of every fact still wrong.
+NOT_FOUND = _rx(
+    r"\b(cannot|can not|could not|unable to|not able to|did not|do not|failed to) (seem to )?(find|locate|match"
+    r"|pull up|look up|verify|see (it|that|this|an|any))\b",
+    r"\b(does|do|did) not (match|exist|seem right|look right|check out|come up|show up)\b",
+    r"\bnot (found|recognised|recognized|valid|on file|on record|in our system)\b",
+    r"\bno (order|orders|account|ticket|customer|record|records|match|matches|result|results)\b.{0,40}"
+    r"\b(with|under|for|matching|found|by|on)\b",
+    r"(?<!what )\b(is|was|seems|looks|appears) (to be )?(wrong|incorrect|invalid|not right)\b",
+    r"\b(wrong|incorrect|invalid|unknown) (order|email|number|id|phone|account|ticket|customer)\b",
+    r"\bnothing (comes|came|shows|showed) up\b",
+)
+TOPICS: dict[str, tuple[re.Pattern[str], ...]] = {
+    "order_id": _rx(r"\b(order|purchase)s?\b"),
+    "email": _rx(r"\bemails?\b", r"\baddress\b"),
+    "phone": _rx(r"\b(phone|mobile|telephone)\b"),
+    "customer_id": _rx(r"\b(customer|account)\b"),
+    "ticket_id": _rx(r"\b(ticket|case|claim|request)s?\b"),
+    "name": _rx(r"\bname\b"),
+    "product": _rx(r"\b(item|product)s?\b"),
+    "line_no": _rx(r"\bline\b"),
+}
