@@ -63,7 +63,10 @@ REASONS = (
 )
 METHODS = (("store credit", "store_credit"), ("original payment", "original_payment"), ("my card", "original_payment"))
 # A next_step sentence meant for the agent ("Tell the customer ...", "Do not call again; use after_sales_...").
-AGENT_ADVICE = re.compile(r"^(Tell the customer|Do not|Nothing more to do)|after_sales_|idempotency", re.IGNORECASE)
+AGENT_ADVICE = re.compile(
+    r"^(Tell the customer|Do not|Nothing more to do|This request was already handled)|after_sales_|idempotency",
+    re.IGNORECASE,
+)
 PROMISE = "Good news: your refund is on its way, and you will have your money back within a few days."
 
 
@@ -147,6 +150,8 @@ class ConversationAgent:
     # -- talking ------------------------------------------------------------------------------------------------
     def ask(self, question: str) -> str:
         """Ask the customer something; their reply ("" once they have ended the conversation)."""
+        if self.mistake == "no-tell":  # not even a ticket number a server's sentence holds
+            question = TICKET.sub("your ticket", question)
         try:
             return self.channel.say(question)
         except Ended:
