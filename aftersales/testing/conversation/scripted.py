@@ -130,7 +130,8 @@ class ScriptedCustomer:
                 about_another = reading.matches(norm, (*vocabulary.REFUSAL, *vocabulary.OTHER_TICKET))
                 met = bool(vocabulary.TICKET_NUMBER.search(sentence)) and not about_another
             elif action == "cancel_ticket":
-                met = reading.matches(norm, vocabulary.CANCELLED) and not reading.matches(norm, vocabulary.NEGATION)
+                hedged = (*vocabulary.NEGATION, *vocabulary.CONDITIONAL)
+                met = reading.matches(norm, vocabulary.CANCELLED) and not reading.matches(norm, hedged)
             else:
                 met = reading.matches(norm, vocabulary.STATUS)
             if met:

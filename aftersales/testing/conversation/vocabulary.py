@@ -229,12 +229,15 @@ REFUSAL = _rx(
 REASON = _rx(
     r"\b(because|since|due to|as it|as the|as your|as this|as they|policy|window|eligib\w*|returnable|already)\b",
     r"\b(past|expired|outside|only|limit|warranty|exist|exists|find|found|record|status|stage|allowed|rule|yet)\b",
+    r"\b(excluded|exclusion|hygiene|safety)\b",
     r"\bso (a|the|i|we|it|this|that|there)\b",
 )
 # For an open_ticket need: a sentence with a ticket number and these is about another ticket, not a new one.
 OTHER_TICKET = _rx(r"\b(already|existing|another|earlier|previous|open ticket)\b")
 CANCELLED = _rx(r"\b(cancelled|canceled|withdrawn|closed)\b")
 NEGATION = _rx(r"\b(not|cannot|unable|never|no longer|afraid|unfortunately)\b")
+# "A ticket can be cancelled only in review": a sentence about when a cancellation could happen is no cancellation.
+CONDITIONAL = _rx(r"\b(can|could|may|might|only|if|unless|until)\b")
 STATUS = _rx(
     r"\b(under review|in review|being reviewed|review stage|awaiting (the |your )?(return|parcel)|in repair)\b",
     r"\b(being repaired|repair stage|refund stage|refunding|being refunded|refunded|completed|closed|finished)\b",
