@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from aftersales.testing.loader import load
+from aftersales.testing.scoring import expects_change
 from aftersales.testing.tasks import ConversationRules, Task
-from tests.support.evals import AGENT, failed, run, trajectory
+from tests.support.evals import AGENT, NOTHING, failed, run, trajectory
 
 TASKS = load()
 # What the no-ask agent asks for: only what no lookup can give (the order number, or the email or phone to find it).
@@ -56,3 +57,13 @@ def test_each_deliberate_mistake_fails_exactly_the_tasks_whose_conversation_rule
     assert code == 1
     assert set(failures) == with_rule(breaks)
     assert all("conversation" in parts for parts in failures.values()), failures
+
+
+def test_an_agent_that_never_asks_fails_every_task_that_needs_an_asked_fact_and_every_change_task(tmp_path: Path):
+    code, report = run(tmp_path, NOTHING, "--mode", "conversation", tasks=[task.id for task in TASKS])
+    failures = failed(report)
+    asked = with_rule(lambda rules: bool(rules.must_ask))
+    change = ids([task for task in TASKS if expects_change(task.expected)])
+    assert code == 1 and len(asked) >= 30
+    assert asked | change <= set(failures)
+    assert all("conversation" in failures[task] for task in asked), failures
