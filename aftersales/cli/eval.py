@@ -10,7 +10,7 @@ from pathlib import Path
 from aftersales.cli.tasks import TASKS_HELP
 from aftersales.settings import Settings
 from aftersales.testing import report as reports
-from aftersales.testing.host import Host, harness_settings
+from aftersales.testing.host import temporary_host
 from aftersales.testing.loader import load, runnable
 from aftersales.testing.runner import Agent, TrialResult, run_eval
 
@@ -62,7 +62,7 @@ def run_command(args: argparse.Namespace, settings: Settings) -> int:
         print(f"{result.task.id} trial {result.trial}: {verdict}", file=sys.stderr, flush=True)
 
     started, clock = datetime.now(UTC), time.perf_counter()
-    with Host(harness_settings(args.database_url)) as host:
+    with temporary_host(args.database_url) as host:
         results = run_eval(host, agent, tasks, args.trials, args.parallel, out, done)
     seconds = time.perf_counter() - clock
     report = reports.build(results, tasks, args.agent, args.forms, args.trials, started, seconds, skipped, args.mode)

@@ -6,7 +6,7 @@ import sys
 
 from aftersales.settings import Settings
 from aftersales.testing.check import MODES, CheckResult, check_tasks, explain
-from aftersales.testing.host import Host, harness_settings
+from aftersales.testing.host import temporary_host
 from aftersales.testing.loader import load
 from aftersales.testing.scoring import expects_change
 
@@ -63,7 +63,7 @@ def run_check(args: argparse.Namespace, settings: Settings) -> int:
             if not result.passed:
                 print(explain(result), flush=True)
 
-    with Host(harness_settings(args.database_url)) as host:
+    with temporary_host(args.database_url) as host:
         modes = MODES if args.mode == "both" else (args.mode,)
         results = check_tasks(host, tasks, args.parallel, done, modes)
     failed = [result for result in results if not result.passed]

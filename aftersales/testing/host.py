@@ -9,9 +9,9 @@ import socket
 import tempfile
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from concurrent.futures import Future
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -58,6 +58,16 @@ def harness_settings(database_url: str | None = None, folder: Path | None = None
     base = folder or Path(tempfile.mkdtemp(prefix="aftersales-eval-"))
     values = {"data_dir": base, "worlds_dir": base / "worlds", **HARNESS, **changes}
     return Settings(database_url=database_url or f"sqlite:///{base / 'control.db'}", **values)
+
+
+@contextmanager
+def temporary_host(database_url: str | None = None) -> Iterator["Host"]:
+    """A Host whose control database and worlds live in a temporary folder, removed when it closes (also on Ctrl-C)."""
+    with (
+        tempfile.TemporaryDirectory(prefix="aftersales-eval-", ignore_cleanup_errors=True) as folder,
+        Host(harness_settings(database_url, Path(folder))) as host,
+    ):
+        yield host
 
 
 class Host(TrialHost):

@@ -1,5 +1,6 @@
 """`aftersales tasks check`: every shipped reference solution reaches its expected outcome, on both databases."""
 
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -123,3 +124,13 @@ def conversation(
         placed += [(before, 1 + 2 * number, agent), (before, 2 + 2 * number, customer)]
     ordered = [entry for _, _, entry in sorted(placed, key=lambda item: item[:2])]
     return [{**entry, "seq": seq} for seq, entry in enumerate(ordered, 1)]
+
+
+def test_tasks_check_and_eval_leave_no_folder_of_theirs_in_the_temporary_directory(tmp_path: Path, monkeypatch):
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    assert main(["tasks", "check", "--tasks", "status-rejected", "--mode", "brief"]) == 0
+    out = tmp_path / "out"
+    assert main(["eval", "--agent", "true", "--tasks", "status-rejected", "--out", str(out)]) == 1
+    assert list(scratch.iterdir()) == []
