@@ -10,7 +10,7 @@ from pathlib import Path
 from aftersales.cli.tasks import TASKS_HELP
 from aftersales.settings import Settings
 from aftersales.testing import report as reports
-from aftersales.testing.host import Host, harness_settings
+from aftersales.testing.host import temporary_host
 from aftersales.testing.loader import load, runnable
 from aftersales.testing.runner import Agent, TrialResult, run_eval
 
@@ -31,6 +31,18 @@ def add(run: argparse.ArgumentParser) -> None:
         default="world",
         help="Who answers the server's forms: the world, from the task's customer (default), or the agent's client.",
     )
+    run.add_argument(
+        "--mode",
+        choices=("brief", "conversation"),
+        default="brief",
+        help="brief: the agent reads what the customer knows and wants (default); conversation: it gets only the "
+        "opening message and must ask the customer at AFTERSALES_CUSTOMER_URL.",
+    )
+    run.add_argument(
+        "--customer",
+        default="scripted",
+        help="The engine playing the customer in conversation mode: scripted (default) or module:Class.",
+    )
     run.add_argument("--score-mentions", action="store_true", help="Fail trials whose stdout misses a fact to mention.")
     run.add_argument("--database-url", help="Control database for the worlds (default a private SQLite folder).")
     run.set_defaults(run=run_command)
@@ -43,17 +55,17 @@ def run_command(args: argparse.Namespace, settings: Settings) -> int:
     tasks, skipped = runnable(load(args.tasks))
     out = args.out or Path(tempfile.mkdtemp(prefix="aftersales-eval-out-"))
     out.mkdir(parents=True, exist_ok=True)
-    agent = Agent(args.agent, args.timeout, args.forms, args.score_mentions)
+    agent = Agent(args.agent, args.timeout, args.forms, args.score_mentions, args.mode, args.customer)
 
     def done(result: TrialResult) -> None:
-        verdict = "pass" if result.passed else f"FAIL ({', '.join(result.failed_parts)})"
+        verdict = "pass" if result.passed else f"FAIL {result.verdict} ({', '.join(result.failed_parts)})"
         print(f"{result.task.id} trial {result.trial}: {verdict}", file=sys.stderr, flush=True)
 
     started, clock = datetime.now(UTC), time.perf_counter()
-    with Host(harness_settings(args.database_url)) as host:
+    with temporary_host(args.database_url) as host:
         results = run_eval(host, agent, tasks, args.trials, args.parallel, out, done)
     seconds = time.perf_counter() - clock
-    report = reports.build(results, tasks, args.agent, args.forms, args.trials, started, seconds, skipped)
+    report = reports.build(results, tasks, args.agent, args.forms, args.trials, started, seconds, skipped, args.mode)
     (out / "report.json").write_text(report.model_dump_json(indent=2), encoding="utf-8")
     (out / "junit.xml").write_bytes(reports.junit(report))
     print(reports.table(report))

@@ -5,8 +5,8 @@ import json
 import sys
 
 from aftersales.settings import Settings
-from aftersales.testing.check import CheckResult, check_tasks, explain
-from aftersales.testing.host import Host, harness_settings
+from aftersales.testing.check import MODES, CheckResult, check_tasks, explain
+from aftersales.testing.host import temporary_host
 from aftersales.testing.loader import load
 from aftersales.testing.scoring import expects_change
 
@@ -27,6 +27,13 @@ def add(tasks: argparse.ArgumentParser) -> None:
         "private SQLite folder.",
     )
     check.add_argument("--parallel", type=int, default=1, help="Tasks checked at once (default 1).")
+    check.add_argument(
+        "--mode",
+        choices=["brief", "conversation", "both"],
+        default="both",
+        help="Replay each reference as the brief-mode agent makes its calls, as a conversation with the task's "
+        "scripted customer (say steps are the agent's turns), or both (default).",
+    )
     listing.set_defaults(run=run_list)
     check.set_defaults(run=run_check)
 
@@ -51,22 +58,28 @@ def run_check(args: argparse.Namespace, settings: Settings) -> int:
     def done(result: CheckResult) -> None:
         if not args.json:
             verdict = "skip" if result.skipped else "pass" if result.passed else "FAIL"
-            print(f"{verdict}  {result.task.id}" + (f"  ({result.skipped})" if result.skipped else ""), flush=True)
+            line = f"{verdict}  {result.task.id:44} {result.mode}"
+            print(line + (f"  ({result.skipped})" if result.skipped else ""), flush=True)
             if not result.passed:
                 print(explain(result), flush=True)
 
-    with Host(harness_settings(args.database_url)) as host:
-        results = check_tasks(host, tasks, args.parallel, done)
+    with temporary_host(args.database_url) as host:
+        modes = MODES if args.mode == "both" else (args.mode,)
+        results = check_tasks(host, tasks, args.parallel, done, modes)
     failed = [result for result in results if not result.passed]
     skipped = [result for result in results if result.skipped]
     if args.json:
         print(json.dumps({"tasks": [result.as_dict() for result in results], "failed": len(failed)}, indent=2))
     else:
         ran = len(results) - len(skipped)
-        print(f"{ran - len(failed)} of {ran} reference solutions reach their expected outcome; {len(skipped)} skipped")
+        print(
+            f"{ran - len(failed)} of {ran} reference replays ({' and '.join(modes)} mode) reach their expected "
+            f"outcome; {len(skipped)} skipped"
+        )
     if failed:
         print(
-            f"aftersales: {len(failed)} task(s) fail their own reference: {', '.join(r.task.id for r in failed)}",
+            f"aftersales: {len(failed)} replay(s) fail their own reference: "
+            + ", ".join(f"{r.task.id} ({r.mode})" for r in failed),
             file=sys.stderr,
         )
     return 1 if failed else 0

@@ -126,17 +126,20 @@ def needs_review(total_minor: int, review_above_minor: int, recent_tickets: int,
     return total_minor > review_above_minor or recent_tickets >= recent_limit
 
 
+# How a confirmation names where the money goes (a scripted customer reads it back: aftersales.testing.customer).
+REFUND_WHERE = {
+    RefundMethod.ORIGINAL_PAYMENT: "to the original payment method",
+    RefundMethod.STORE_CREDIT: "as store credit",
+}
+
+
 def confirmation_message(item: str, quantity: int, total_minor: int, currency: str, method: RefundMethod | None) -> str:
     """The question a person confirms before a large refund ticket is opened.
 
     A method still to be chosen is asked in its own question, often in the same round and shown in any order, so
     the wording then leaves the method out instead of pointing at an answer the person may not have given yet.
     """
-    where = {
-        RefundMethod.ORIGINAL_PAYMENT: " to the original payment method",
-        RefundMethod.STORE_CREDIT: " as store credit",
-        None: "",
-    }[method]
+    where = f" {REFUND_WHERE[method]}" if method is not None else ""
     return (
         f"Open a refund ticket for {quantity} x {item}, refunding {format_money(total_minor, currency)}{where}? "
         "Please confirm with the customer."

@@ -2,10 +2,11 @@
 
 Requests carry a token bound to their trial's world, and worlds phase 2 runs each in that world (its data, clock,
 ids, trace). The URL /worlds/<id>/mcp only picks the App built with the trial's settings; it forwards as /mcp.
+/worlds/<id>/customer is the customer channel of a conversation trial (conversation/endpoint.py).
 """
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from starlette.applications import Starlette
@@ -16,6 +17,7 @@ from aftersales.app import App
 from aftersales.mcp.server import build_server
 from aftersales.mcp.tracing import CallTracer
 from aftersales.settings import Settings
+from aftersales.testing.conversation.endpoint import Channel, serve_customer
 from aftersales.testing.events import TaskEvents, Trials
 from aftersales.web.app import create_web_app
 from aftersales.worlds.trace import FormAnswerer
@@ -33,15 +35,20 @@ class Served:
 
 @dataclass
 class Router:
-    """ASGI: /worlds/<id>/mcp to the web app serving that world's settings, as /mcp; anything else is 404."""
+    """ASGI: /worlds/<id>/mcp to the web app of that world's settings, as /mcp; /worlds/<id>/customer to its channel."""
 
     served_for: Callable[[str], Served | None]
+    channel_for: Callable[[str], Channel | None] = lambda world_id: None
+    keys: list[str] = field(default_factory=list)  # the caller-token keys, to verify a channel request's token
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Route one request."""
         if scope["type"] != "http":
             return
         name, _, rest = scope["path"].removeprefix(PREFIX).partition("/")
+        if scope["path"].startswith(PREFIX) and rest == "customer":
+            await serve_customer(name, self.channel_for, self.keys, scope, receive, send)
+            return
         served = self.served_for(name) if scope["path"].startswith(PREFIX) and rest == "mcp" else None
         if served is None:
             body = {"error": "unknown_world", "error_description": f"No trial world at {scope['path']}."}

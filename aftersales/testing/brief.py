@@ -1,16 +1,29 @@
-"""The customer brief an agent gets for one trial: the JSON file named by AFTERSALES_TASK_FILE.
+"""The brief an agent gets for one trial: the JSON file named by AFTERSALES_TASK_FILE.
 
-It holds what the customer says, knows and wants, and how they answer forms; never the expected outcome, the
-call rules or the reference solution. brief.schema.json is generated from `Brief`.
+A brief-mode trial's `Brief` holds what the customer says, knows and wants, and how they answer forms. A
+conversation trial's `ConversationBrief` holds only the customer's opening message, the world's time, the trial and
+how forms are answered: what the customer knows and wants the agent must ask them (AFTERSALES_CUSTOMER_URL). Neither
+ever holds the expected outcome, the call rules or the reference solution. brief.schema.json and
+conversation-brief.schema.json are generated from them.
 """
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
-from aftersales.testing.tasks import Customer, Task
+from aftersales.testing.customer import settled
+from aftersales.testing.tasks import Customer, FormAnswer, Task
+
+if TYPE_CHECKING:
+    from aftersales.testing.conversation.client import CustomerClient
 
 FORMAT = "aftersales-task-brief/1"
+CONVERSATION_FORMAT = "aftersales-conversation-brief/1"
+Mode = Literal["brief", "conversation"]
+FORMS = Field(
+    description="world: the server answers its forms from the task's script itself; client: the agent's MCP client "
+    "must answer them (form_answers, or customer.forms in a brief, says how the customer would)."
+)
 
 
 class Brief(BaseModel):
@@ -23,10 +36,7 @@ class Brief(BaseModel):
     title: str
     trial: int = Field(ge=1, description="Which trial of the task this is.")
     world_time: str = Field(description="The world's (frozen) time at the start, ISO 8601 UTC.")
-    forms: Literal["world", "client"] = Field(
-        description="world: the server answers its forms from customer.forms itself; client: the agent's MCP "
-        "client must answer them (customer.forms says how the customer would)."
-    )
+    forms: Literal["world", "client"] = FORMS
     customer: Customer
     mention: list[str] = Field(description="Facts the final answer to the customer should mention.")
 
@@ -40,6 +50,50 @@ def brief_for(task: Task, trial: int, forms: Literal["world", "client"]) -> Brie
         trial=trial,
         world_time=at,
         forms=forms,
-        customer=task.customer,
+        customer=settled(task.customer),  # no conversation to make their mistakes or change their mind in
         mention=task.mention,
     )
+
+
+class ConversationBrief(BaseModel):
+    """One conversation trial's brief: the opening line only; the rest the agent learns by asking the customer."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    format: Literal["aftersales-conversation-brief/1"] = "aftersales-conversation-brief/1"
+    task_id: str = Field(description="The task's id; stable across trials (a good prefix for idempotency keys).")
+    title: str
+    trial: int = Field(ge=1, description="Which trial of the task this is.")
+    world_time: str = Field(description="The world's (frozen) time at the start, ISO 8601 UTC.")
+    opening: str = Field(description="The customer's first message; answer it at AFTERSALES_CUSTOMER_URL.")
+    forms: Literal["world", "client"] = FORMS
+    form_answers: dict[str, FormAnswer] = Field(
+        default_factory=dict,
+        description="With forms=client only: how the customer answers each form, by question key (a form is the "
+        "person's own answer, which the agent's client shows them).",
+    )
+    _customer: "CustomerClient | None" = PrivateAttr(default=None)
+
+    @property
+    def customer(self) -> "CustomerClient":
+        """The channel to the customer (`say(text) -> Reply`), in the plugin; a file's reader posts to the URL."""
+        if self._customer is None:
+            raise RuntimeError("this brief has no customer attached: post to AFTERSALES_CUSTOMER_URL instead")
+        return self._customer
+
+
+def conversation_brief_for(
+    task: Task, trial: int, forms: Literal["world", "client"], customer: "CustomerClient | None" = None
+) -> ConversationBrief:
+    """The conversation brief of one trial of `task`; `customer` is the plugin's client of the trial's channel."""
+    brief = ConversationBrief(
+        task_id=task.id,
+        title=task.title,
+        trial=trial,
+        world_time=task.world.clock.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        opening=task.customer.opening,
+        forms=forms,
+        form_answers=task.customer.forms if forms == "client" else {},
+    )
+    brief._customer = customer
+    return brief

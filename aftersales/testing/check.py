@@ -1,18 +1,22 @@
 """`aftersales tasks check`: replay every task's reference solution on a fresh world and score it like an agent."""
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
 import anyio
 
+from aftersales.testing.brief import Mode
+from aftersales.testing.conversation.engines import engine_for
 from aftersales.testing.host import Host
 from aftersales.testing.loader import unserved
-from aftersales.testing.reference import StepResult, replay
+from aftersales.testing.reference import Say, StepResult, replay
 from aftersales.testing.scoring import Score, expects_change, score
 from aftersales.testing.tasks import Task
 from aftersales.worlds.diff import describe
+
+MODES: tuple[Mode, ...] = ("brief", "conversation")  # `tasks check` replays each reference both ways
 
 
 @dataclass(frozen=True)
@@ -23,6 +27,7 @@ class CheckResult:
     score: Score | None
     steps: list[StepResult]
     skipped: str | None = None  # why the task could not run here (a tool this server does not serve)
+    mode: Mode = "brief"
 
     @property
     def passed(self) -> bool:
@@ -37,8 +42,9 @@ class CheckResult:
             return []
         found = [f"outcome: {problem}" for problem in self.score.outcome]
         found += [f"calls: {problem}" for problem in self.score.calls]
+        found += [f"conversation: {problem}" for problem in self.score.conversation]
         found += [
-            f"reference step {number} ({step.step.call}) came to {step.outcome}, expected {step.step.expect}: "
+            f"reference step {number} ({step.step.call or 'say'}) came to {step.outcome}, expected {step.step.expect}: "
             f"{step.text[:200]}"
             for number, step in enumerate(self.steps, 1)
             if not step.as_expected
@@ -49,6 +55,7 @@ class CheckResult:
         """The result as JSON for --json."""
         return {
             "id": self.task.id,
+            "mode": self.mode,
             "passed": self.passed,
             "skipped": self.skipped,
             "change": expects_change(self.task.expected),
@@ -58,32 +65,48 @@ class CheckResult:
         }
 
 
-def check_task(host: Host, task: Task) -> CheckResult:
-    """Replay one task's reference on a fresh world of its own and score the result."""
+def check_task(host: Host, task: Task, mode: Mode = "brief") -> CheckResult:
+    """Replay one task's reference on a fresh world of its own and score the result.
+
+    In a conversation the reference's say steps go to the task's scripted customer, so its turns, the calls and the
+    form rounds form the timeline the conversation rules are judged on.
+    """
     missing = unserved(task)
     if missing:
-        return CheckResult(task, None, [], skipped=f"needs {', '.join(missing)}, which this server does not serve")
-    trial = host.open_trial(task)
+        skipped = f"needs {', '.join(missing)}, which this server does not serve"
+        return CheckResult(task, None, [], skipped=skipped, mode=mode)
+    trial = host.open_trial(task, mode=mode)
     try:
-        steps = anyio.run(replay, task, trial.url, trial.token)
-        return CheckResult(task, score(task, host.diff(trial), host.trace(trial)), steps)
+        say: Say | None = None
+        if mode == "conversation":
+            conversation, _ = host.converse(trial, engine_for(task), task.turn_limit)
+
+            async def say(text: str) -> str:
+                return (await anyio.to_thread.run_sync(conversation.say, text)).reply.text
+
+        steps = anyio.run(replay, task, trial.url, trial.token, say)
+        return CheckResult(task, score(task, host.diff(trial), host.trace(trial)), steps, mode=mode)
     finally:
         host.close_trial(trial)
 
 
 def check_tasks(
-    host: Host, tasks: list[Task], parallel: int = 1, done: Callable[[CheckResult], None] | None = None
+    host: Host,
+    tasks: list[Task],
+    parallel: int = 1,
+    done: Callable[[CheckResult], None] | None = None,
+    modes: Sequence[Mode] = MODES,
 ) -> list[CheckResult]:
-    """Check every task, `parallel` at a time; `done` hears of each as it finishes."""
+    """Check every task in each of `modes`, `parallel` at a time; `done` hears of each as it finishes."""
 
-    def one(task: Task) -> CheckResult:
-        result = check_task(host, task)
+    def one(job: tuple[Task, Mode]) -> CheckResult:
+        result = check_task(host, *job)
         if done is not None:
             done(result)
         return result
 
     with ThreadPoolExecutor(max_workers=max(1, parallel)) as pool:
-        return list(pool.map(one, tasks))
+        return list(pool.map(one, [(task, mode) for task in tasks for mode in modes]))
 
 
 def explain(result: CheckResult) -> str:

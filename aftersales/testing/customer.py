@@ -4,6 +4,11 @@ A question is found in the customer's script by its key (`after_sales_create_tic
 `elicitation/create` carries no key, so there the form is recognised by its fields: the scripted answer whose
 content has exactly those fields, else the one whose key names the form's one field. A question the task did not
 foresee is cancelled, as a person would close a form they did not expect.
+
+A customer who changes their mind in a conversation (`changes_mind`) is answered for as `following(customer, ...)`:
+the conversation's engine hands that customer on (ScriptedCustomer's `on_change`), and the host answers the world's
+forms with it from then on (`TrialHost.answer_forms`). Its refund-method form gives the new method, and a
+confirmation that names the method they gave up is declined. A brief-mode brief shows the customer `settled`.
 """
 
 from collections.abc import Mapping
@@ -12,7 +17,8 @@ from typing import Any
 from mcp.client.session import ClientRequestContext, ElicitationFnT
 from mcp_types import ElicitRequestFormParams, ElicitRequestParams, ElicitResult, ErrorData
 
-from aftersales.testing.tasks import Customer, FormAnswer
+from aftersales.domain.creation import REFUND_WHERE
+from aftersales.testing.tasks import Customer, FormAnswer, Scalar, Wants
 
 UNSCRIPTED = FormAnswer(action="cancel")
 
@@ -30,11 +36,43 @@ def answer_for(customer: Customer, key: str | None, fields: set[str]) -> FormAns
     return UNSCRIPTED
 
 
+def following(customer: Customer, choices: Mapping[str, Scalar]) -> Customer:
+    """The customer after changing their mind: `choices` (wants fields) in their wants and in their form answers."""
+    wants = Wants.model_validate(customer.wants.model_dump() | dict(choices))
+    forms = {
+        key: answer.model_copy(
+            update={"content": {name: choices.get(name, value) for name, value in answer.content.items()}}
+        )
+        if answer.content
+        else answer
+        for key, answer in customer.forms.items()
+    }
+    return customer.model_copy(update={"wants": wants, "forms": forms})
+
+
+def settled(customer: Customer) -> Customer:
+    """The customer as a conversation leaves them, for a brief-mode trial: every change of mind made, none to come."""
+    changed = following(customer, {str(field): value for field, value in customer.changes_mind.items()})
+    return changed.model_copy(update={"mistakes": {}, "changes_mind": {}, "stops_after": None})
+
+
 def answer_question(customer: Customer, question: Mapping[str, Any]) -> dict[str, Any]:
     """The answer to a question as the worlds tracer hands it over ({key, message, requested_schema})."""
     fields = set((question.get("requested_schema") or {}).get("properties", {}))
     given = answer_for(customer, question.get("key"), fields)
+    if _gives_up_choice(customer, question, fields):
+        given = FormAnswer(action="decline")
     return {"action": given.action, "content": dict(given.content) if given.content is not None else None}
+
+
+def _gives_up_choice(customer: Customer, question: Mapping[str, Any], fields: set[str]) -> bool:
+    """Whether a confirmation names the refund method a customer changed their mind away from."""
+    changed = customer.changes_mind.get("refund_method")
+    confirming = str(question.get("key") or "").endswith(":confirm") or fields == {"confirm"}
+    if not confirming or changed is None or customer.wants.refund_method != changed:
+        return False  # not a confirmation, or they have not changed their mind (yet)
+    message = str(question.get("message") or "")
+    return any(words in message for method, words in REFUND_WHERE.items() if method != changed)
 
 
 Callback = ElicitationFnT

@@ -21,6 +21,7 @@ from aftersales.mcp.recorder import classify
 from aftersales.mcp.requests import tool_call
 from aftersales.testing.tasks import Customer, WorldStart
 from aftersales.worlds import context
+from aftersales.worlds.trace import is_turn
 
 
 @dataclass
@@ -74,7 +75,7 @@ def mark_faults(trace: list[dict[str, Any]], lost: list[tuple[str, int]]) -> lis
     marked = []
     for entry in trace:
         entry = dict(entry)
-        if entry.get("outcome") != "input_required":
+        if not is_turn(entry) and entry.get("outcome") != "input_required":
             counts[entry["tool"]] += 1
             if (entry["tool"], counts[entry["tool"]]) in lost:
                 entry["fault"] = "response_lost"

@@ -10,13 +10,17 @@ from typing import Any, Literal
 import anyio
 
 from aftersales.durations import parse_duration
-from aftersales.testing.brief import Brief, brief_for
+from aftersales.testing.brief import Brief, ConversationBrief, Mode, brief_for, conversation_brief_for
+from aftersales.testing.conversation.channel import Conversation
+from aftersales.testing.conversation.client import CustomerClient
+from aftersales.testing.conversation.engines import engine_for, turn_limit_for
+from aftersales.testing.conversation.model import CustomerEngine
 from aftersales.testing.customer import Callback, elicitation_callback
-from aftersales.testing.hosting import TrialHost, TrialWorld
+from aftersales.testing.hosting import NO_CHANNEL, NoChannel, TrialHost, TrialWorld
 from aftersales.testing.loader import load, load_file
 from aftersales.testing.matching import outcome_problems
 from aftersales.testing.rules import rule_problems
-from aftersales.testing.scoring import Score, pass_hat_ks, score
+from aftersales.testing.scoring import Score, Verdict, customer_missed, pass_hat_ks, score, server_faults, verdict
 from aftersales.testing.tasks import CallRules, Customer, Expected, Task
 from aftersales.worlds.diff import describe
 
@@ -81,15 +85,16 @@ class TestWorld:
         return elicitation_callback(self.customer)
 
 
-Agent = Callable[[TestWorld, Brief], Awaitable[str | None] | str | None]
+Agent = Callable[[TestWorld, Any], Awaitable[str | None] | str | None]  # (world, Brief or ConversationBrief)
 
 
 @dataclass
 class TaskRun:
-    """The trials of one task: each score, the passes and pass^k."""
+    """The trials of one task: each score and verdict, the passes and pass^k."""
 
     task: Task
     scores: list[Score] = field(default_factory=list)
+    verdicts: list[Verdict] = field(default_factory=list)
 
     @property
     def trials(self) -> int:
@@ -131,20 +136,49 @@ class AgentTrials:
         agent: Agent,
         trials: int = 1,
         forms: Literal["world", "client"] = "world",
+        mode: Mode = "brief",
+        customer: str | Callable[[Task], CustomerEngine] = "scripted",
     ) -> TaskRun:
-        """Call `agent(world, brief)` once per trial; its return value is its final answer to the customer."""
+        """Call `agent(world, brief)` once per trial; its return value is its final answer to the customer.
+
+        In conversation mode the brief is a ConversationBrief, and `brief.customer.say(text)` talks to the customer,
+        played by `customer`: an engine name (conversation.engines) or a function making an engine for the task.
+        """
         chosen = _task(task)
+        if mode == "conversation" and not self._host.channels:
+            raise NoChannel(NO_CHANNEL)
         run = TaskRun(chosen)
         for number in range(1, trials + 1):
-            opened = self._host.open_trial(chosen, scripted_forms=forms == "world")
+            opened = self._host.open_trial(chosen, scripted_forms=forms == "world", mode=mode)
             world = TestWorld(self._host, opened, chosen.customer)
             try:
-                answer = _call(agent, world, brief_for(chosen, number, forms))
-                run.scores.append(score(chosen, world.diff(), world.trace(), answer))
+                conversation, brief = self._brief(chosen, opened, number, forms, mode, customer)
+                answer = _call(agent, world, brief)
+                trace = world.trace()
+                scored = score(chosen, world.diff(), trace, answer)
+                faulty = bool(server_faults(trace)) or (conversation is not None and conversation.fault is not None)
+                run.scores.append(scored)
+                run.verdicts.append(verdict(scored.passed, False, customer_missed(trace), faulty))
             finally:
                 self._host.close_trial(opened)
         self._record(run)
         return run
+
+    def _brief(
+        self,
+        task: Task,
+        opened: TrialWorld,
+        number: int,
+        forms: Literal["world", "client"],
+        mode: Mode,
+        customer: str | Callable[[Task], CustomerEngine],
+    ) -> tuple[Conversation | None, Brief | ConversationBrief]:
+        """The trial's brief; in conversation mode with the customer's channel started and attached."""
+        if mode == "brief":
+            return None, brief_for(task, number, forms)
+        engine = engine_for(task, customer) if isinstance(customer, str) else customer(task)
+        conversation, url = self._host.converse(opened, engine, turn_limit_for(task))
+        return conversation, conversation_brief_for(task, number, forms, CustomerClient(url, opened.token))
 
 
 def _task(task: str | Path | Task | dict[str, Any]) -> Task:
@@ -157,7 +191,7 @@ def _task(task: str | Path | Task | dict[str, Any]) -> Task:
     return load(task)[0]
 
 
-def _call(agent: Agent, world: TestWorld, brief: Brief) -> str | None:
+def _call(agent: Agent, world: TestWorld, brief: Brief | ConversationBrief) -> str | None:
     answer = agent(world, brief)
     if inspect.isawaitable(answer):
         pending = answer

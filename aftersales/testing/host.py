@@ -9,9 +9,9 @@ import socket
 import tempfile
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from concurrent.futures import Future
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -25,6 +25,9 @@ from aftersales.domain.callers import ALL_SCOPES
 from aftersales.settings import Settings
 from aftersales.storage import migrate
 from aftersales.testing.apps import PREFIX, Router, Served, serve_settings, with_overrides
+from aftersales.testing.conversation.channel import Conversation
+from aftersales.testing.conversation.endpoint import Channel
+from aftersales.testing.conversation.model import ChangesMind, CustomerEngine
 from aftersales.testing.customer import answer_question
 from aftersales.testing.events import Trial, Trials, mark_faults
 from aftersales.testing.hosting import CALLER, TOKEN_TTL, TrialHost, TrialWorld
@@ -57,12 +60,25 @@ def harness_settings(database_url: str | None = None, folder: Path | None = None
     return Settings(database_url=database_url or f"sqlite:///{base / 'control.db'}", **values)
 
 
+@contextmanager
+def temporary_host(database_url: str | None = None) -> Iterator["Host"]:
+    """A Host whose control database and worlds live in a temporary folder, removed when it closes (also on Ctrl-C)."""
+    with (
+        tempfile.TemporaryDirectory(prefix="aftersales-eval-", ignore_cleanup_errors=True) as folder,
+        Host(harness_settings(database_url, Path(folder))) as host,
+    ):
+        yield host
+
+
 class Host(TrialHost):
-    """Worlds and the server in this process: every task field works, and worlds can answer their own forms."""
+    """Worlds and the server in this process: every task field works, worlds answer their own forms, trials talk."""
+
+    channels = True
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.trials: Trials = {}
+        self.conversations: dict[str, Channel] = {}
         self._served: dict[tuple[tuple[str, Any], ...], Served] = {}
         self._starts: dict[str, World] = {}
         # Building a template migrates a database with Alembic; worlds are made one at a time (copies take ms).
@@ -86,7 +102,8 @@ class Host(TrialHost):
         self._portal.start_task(self._keep_running, self.default.web)
         listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         listener.bind(("127.0.0.1", 0))
-        config = serving.config(Router(self._route), lifespan="off", log_level="warning", access_log=False)
+        router = Router(self._route, self.conversations.get, self.default.app.caller_keys)
+        config = serving.config(router, lifespan="off", log_level="warning", access_log=False)
         self._server = Server(config)
         self._serving = self._portal.start_task_soon(self._server.serve, [listener])
         self.base_url = f"http://127.0.0.1:{listener.getsockname()[1]}"
@@ -104,6 +121,19 @@ class Host(TrialHost):
         self.trials[world.id] = Trial(world.id, start, self.advance_world, customer, label)
         token = self.worlds.token(world.id, CALLER, sorted(ALL_SCOPES), TOKEN_TTL)
         return TrialWorld(self.trials[world.id], f"{self.base_url}{PREFIX}{world.id}/mcp", token)
+
+    def converse(self, trial: TrialWorld, engine: CustomerEngine, turn_limit: int) -> tuple[Conversation, str]:
+        """Start the trial's conversation (its opening recorded as the first turn) at /worlds/<id>/customer."""
+        world_id = trial.id
+        conversation = Conversation(
+            engine, turn_limit, lambda *turn, **facts: self.worlds.append_turn(world_id, *turn, **facts)
+        )
+        if trial.trial.customer is not None and isinstance(engine, ChangesMind):
+            # The world answers its forms as the customer: as they change their mind, so do its answers.
+            engine.on_change = lambda customer: self.answer_forms(trial, customer)
+        conversation.open()
+        self.conversations[world_id] = Channel(conversation, self.worlds.get(world_id).incarnation)
+        return conversation, f"{self.base_url}{PREFIX}{world_id}/customer"
 
     def diff(self, trial: TrialWorld) -> dict[str, Any]:
         """The trial world against its start (format aftersales-world-diff/1)."""
@@ -129,6 +159,7 @@ class Host(TrialHost):
             if "audit" in served.app.__dict__:
                 served.app.audit.flush()
         self.trials.pop(trial.id, None)
+        self.conversations.pop(trial.id, None)
         self.worlds.drop(trial.id)
         for served in self._served.values():
             served.app.router.forget(trial.id)

@@ -49,9 +49,7 @@ def load_file(path: Path) -> Task:
     except (OSError, yaml.YAMLError) as problem:
         raise TaskError(f"{path}: cannot be read as YAML ({problem}).") from None
     except ValidationError as problem:
-        details = "; ".join(
-            f"{'.'.join(str(part) for part in error['loc'])}: {error['msg']}" for error in problem.errors()
-        )
+        details = "; ".join(_detail(error["loc"], error["msg"]) for error in problem.errors())
         raise TaskError(f"{path}: not a task ({details}). The format is in docs/tasks.md.") from None
     if task.id != path.stem:
         raise TaskError(f"{path}: its id is {task.id!r}; a task file is named after its id ({task.id}.yaml).")
@@ -61,6 +59,12 @@ def load_file(path: Path) -> Task:
             f"{path}: {', '.join(unknown)} is not a table of the world; tables: {', '.join(business_tables())}."
         )
     return task
+
+
+def _detail(location: tuple[int | str, ...], message: str) -> str:
+    """One validation error: where in the document, and what; a whole-task check names its own places."""
+    message = message.removeprefix("Value error, ")  # our checks' words, without the library's label
+    return f"{'.'.join(str(part) for part in location)}: {message}" if location else message
 
 
 def _is(path: Path, kind: Callable[[Path], bool]) -> bool:
@@ -80,7 +84,7 @@ def _folder(folder: Path) -> list[Task]:
 
 def unserved(task: Task) -> list[str]:
     """Tools the task's reference calls that this server does not serve (the task cannot be run here)."""
-    return sorted({step.call for step in task.reference} - set(TOOL_NAMES))
+    return sorted({step.call for step in task.reference if step.call is not None} - set(TOOL_NAMES))
 
 
 def runnable(tasks: list[Task]) -> tuple[list[Task], dict[str, str]]:

@@ -1,6 +1,11 @@
-"""Replaying a task's reference solution: the calls a correct agent makes, through the real MCP client over HTTP."""
+"""Replaying a task's reference solution: the calls a correct agent makes, through the real MCP client over HTTP.
+
+In a conversation trial the reference's `say` steps are the agent's turns, posted to the customer by `say`; in a
+brief-mode trial there is nobody to talk to, and they are skipped.
+"""
 
 import re
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -10,9 +15,9 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 from aftersales.testing.customer import elicitation_callback
-from aftersales.testing.tasks import Step, Task
+from aftersales.testing.tasks import REFERENCE, SAVED, Step, Task
 
-REFERENCE = re.compile(r"^\$\{([a-z_][a-z0-9_]*)\.([A-Za-z0-9_.]+)\}$")
+Say = Callable[[str], Awaitable[str]]  # posts an agent turn to the customer, returns the customer's reply
 
 
 @dataclass(frozen=True)
@@ -20,8 +25,8 @@ class StepResult:
     """What one reference call came to, and whether that is what the step expects."""
 
     step: Step
-    outcome: str  # ok, tool_error, protocol_error
-    text: str
+    outcome: str  # ok, tool_error, protocol_error; said (a say step posted) or skipped (one in brief mode)
+    text: str  # what the call returned, or the customer's reply
 
     @property
     def as_expected(self) -> bool:
@@ -38,7 +43,17 @@ def resolve(value: Any, saved: dict[str, Any]) -> Any:
     match = REFERENCE.match(value) if isinstance(value, str) else None
     if match is None:
         return value
-    name, path = match.groups()
+    return _field(match, saved)
+
+
+def spoken(text: str, saved: dict[str, Any]) -> str:
+    """A say step's text with each "${name.path}" in it replaced by that field of a saved result, as text."""
+    return SAVED.sub(lambda match: str(_field(match, saved)), text)
+
+
+def _field(match: re.Match[str], saved: dict[str, Any]) -> Any:
+    """The field of a saved result that a "${name.path}" names."""
+    name, path = match.group(1), match.group(2)
     if name not in saved:
         raise KeyError(f"${{{name}.{path}}} names a result no earlier step saved")
     found: Any = saved[name]
@@ -47,8 +62,11 @@ def resolve(value: Any, saved: dict[str, Any]) -> Any:
     return found
 
 
-async def replay(task: Task, url: str, token: str) -> list[StepResult]:
-    """Make the reference's calls in order; a failing call does not stop the later ones (a retry may follow)."""
+async def replay(task: Task, url: str, token: str, say: Say | None = None) -> list[StepResult]:
+    """Take the reference's steps in order; a failing call does not stop the later ones (a retry may follow).
+
+    `say` posts a say step to the customer (a conversation trial); without it, say steps are skipped (brief mode).
+    """
     saved: dict[str, Any] = {}
     results = []
     headers = {"Authorization": f"Bearer {token}"}
@@ -60,6 +78,11 @@ async def replay(task: Task, url: str, token: str) -> list[StepResult]:
         ) as client,
     ):
         for step in task.reference:
+            if step.say is not None:
+                said = await say(spoken(step.say, saved)) if say is not None else ""
+                results.append(StepResult(step, "said" if say is not None else "skipped", said))
+                continue
+            assert step.call is not None  # a step is a call or a say (Step checks)
             arguments = resolve(step.arguments, saved)
             try:
                 result = await client.call_tool(step.call, arguments)

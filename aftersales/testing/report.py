@@ -6,8 +6,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from aftersales.testing.brief import Mode
 from aftersales.testing.runner import TrialResult
-from aftersales.testing.scoring import FailedPart, expects_change, pass_hat_ks
+from aftersales.testing.scoring import VERDICTS, FailedPart, Verdict, expects_change, pass_hat_ks
 from aftersales.testing.tasks import Task
 from aftersales.worlds.diff import describe
 
@@ -32,6 +33,11 @@ class TrialReport(Closed):
 
     trial: int = Field(ge=1)
     passed: bool
+    verdict: Verdict = Field(
+        description="pass; agent (the outcome, a call rule or a conversation rule failed); customer_miss (the "
+        "simulated customer missed a message in the timeline and the task failed); timeout; infrastructure (the "
+        "harness failed: the world could not be made, the server or the customer engine failed)."
+    )
     failed_parts: list[FailedPart]
     outcome: Part = Field(description="The world's diff against the expected outcome.")
     calls: Part = Field(description="The trace against the call rules.")
@@ -39,6 +45,8 @@ class TrialReport(Closed):
     world_hash: str = Field(description="Hash of the world's end state: equal hashes, equal outcome verdicts.")
     exit_code: int | None
     timed_out: bool
+    customer_missed: bool = Field(description="The simulated customer missed an agent message in the timeline.")
+    infrastructure: list[str] = Field(description="What went wrong in the harness, if anything.")
     duration_s: float
     trajectory: str = Field(description="The trial's trace (aftersales-trace/1 JSON lines), relative to the report.")
     diff: dict[str, Any] = Field(description="The world's diff against the task's start (aftersales-world-diff/1).")
@@ -53,6 +61,11 @@ class Figures(Closed):
     pass_hat_k: dict[str, float] = Field(
         description="k (as text) -> the chance that k independent trials all pass: C(passed, k) / C(trials, k), "
         "averaged over tasks overall."
+    )
+    verdicts: dict[Verdict, int] = Field(description="How many trials got each verdict.")
+    pass_hat_k_without_customer_misses: dict[str, float] = Field(
+        description="pass^k over the trials whose verdict is not customer_miss; overall, each k averaged over the "
+        "tasks with at least k such trials."
     )
 
 
@@ -80,6 +93,9 @@ class Report(Closed):
     started_at: str
     duration_s: float
     trials_per_task: int = Field(ge=1)
+    mode: Mode = Field(
+        default="brief", description="brief: the agent read the customer's brief; conversation: it talked."
+    )
     forms: Literal["world", "client"]
     overall: Overall
     tasks: list[TaskReport]
@@ -97,12 +113,15 @@ def build(
     started: datetime,
     seconds: float,
     skipped: dict[str, str] | None = None,
+    mode: Mode = "brief",
 ) -> Report:
     """The report of a run."""
-    reports = []
+    reports, clean = [], []
     for task in tasks:
         mine = [result for result in results if result.task.id == task.id]
         passed = sum(result.passed for result in mine)
+        counted = _without_misses(mine)
+        clean.append(counted)
         reports.append(
             TaskReport(
                 id=task.id,
@@ -112,23 +131,29 @@ def build(
                 passed=passed,
                 pass_rate=passed / len(mine) if mine else 0.0,
                 pass_hat_k=pass_hat_ks([(len(mine), passed)]),
+                verdicts=_verdicts(mine),
+                pass_hat_k_without_customer_misses=pass_hat_ks([counted], range(1, counted[0] + 1)),
                 end_states=len({result.score.world_hash for result in mine}),
                 results=[_trial(result) for result in mine],
             )
         )
     total, passed = len(results), sum(result.passed for result in results)
+    every = pass_hat_ks([(task.trials, task.passed) for task in reports])
     overall = Overall(
         tasks=len(tasks),
         trials=total,
         passed=passed,
         pass_rate=passed / total if total else 0.0,
-        pass_hat_k=pass_hat_ks([(task.trials, task.passed) for task in reports]),
+        pass_hat_k=every,
+        verdicts=_verdicts(results),
+        pass_hat_k_without_customer_misses=pass_hat_ks(clean, [int(k) for k in every]),
     )
     return Report(
         agent=agent,
         started_at=started.strftime("%Y-%m-%dT%H:%M:%SZ"),
         duration_s=round(seconds, 3),
         trials_per_task=trials,
+        mode=mode,
         forms="client" if forms == "client" else "world",
         overall=overall,
         tasks=reports,
@@ -136,11 +161,23 @@ def build(
     )
 
 
+def _verdicts(results: list[TrialResult]) -> dict[Verdict, int]:
+    """Trials per verdict, every verdict listed."""
+    return {name: sum(result.verdict == name for result in results) for name in VERDICTS}
+
+
+def _without_misses(results: list[TrialResult]) -> tuple[int, int]:
+    """(trials, passed) of the trials that are not customer misses."""
+    kept = [result for result in results if result.verdict != "customer_miss"]
+    return len(kept), sum(result.passed for result in kept)
+
+
 def _trial(result: TrialResult) -> TrialReport:
     scored = result.score
     return TrialReport(
         trial=result.trial,
         passed=result.passed,
+        verdict=result.verdict,
         failed_parts=result.failed_parts,
         outcome=Part(passed=not scored.outcome, problems=scored.outcome),
         calls=Part(passed=not scored.calls, problems=scored.calls),
@@ -148,6 +185,8 @@ def _trial(result: TrialResult) -> TrialReport:
         world_hash=scored.world_hash,
         exit_code=result.exit_code,
         timed_out=result.timed_out,
+        customer_missed=result.missed,
+        infrastructure=list(result.infrastructure),
         duration_s=round(result.duration_s, 3),
         trajectory=result.trajectory,
         diff=dict(scored.diff),
@@ -163,6 +202,7 @@ def junit(report: Report) -> bytes:
         failures=str(report.overall.trials - report.overall.passed),
         time=f"{report.duration_s:.3f}",
     )
+    _properties(root, report.overall)
     for task in report.tasks:
         suite = ET.SubElement(
             root,
@@ -172,6 +212,7 @@ def junit(report: Report) -> bytes:
             failures=str(task.trials - task.passed),
             time=f"{sum(result.duration_s for result in task.results):.3f}",
         )
+        _properties(suite, task)
         for result in task.results:
             case = ET.SubElement(
                 suite,
@@ -180,21 +221,38 @@ def junit(report: Report) -> bytes:
                 name=f"trial {result.trial}",
                 time=f"{result.duration_s:.3f}",
             )
+            ET.SubElement(ET.SubElement(case, "properties"), "property", name="verdict", value=result.verdict)
             if not result.passed:
                 failure = ET.SubElement(
                     case,
                     "failure",
                     type=",".join(result.failed_parts),
-                    message=f"failed: {', '.join(result.failed_parts)}",
+                    message=f"{result.verdict}: failed: {', '.join(result.failed_parts)}",
                 )
                 failure.text = explain(result)
     document: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
     return document
 
 
+def _properties(parent: ET.Element, figures: Figures) -> None:
+    """Verdict counts and both pass^k figures, as JUnit properties."""
+    properties = ET.SubElement(parent, "properties")
+    named = [(f"verdict.{name}", str(count)) for name, count in figures.verdicts.items()]
+    named += [(f"pass^{k}", f"{value:.6f}") for k, value in figures.pass_hat_k.items()]
+    named += [
+        (f"pass^{k} without customer misses", f"{v:.6f}") for k, v in figures.pass_hat_k_without_customer_misses.items()
+    ]
+    for name, value in named:
+        ET.SubElement(properties, "property", name=name, value=value)
+
+
 def explain(result: TrialReport) -> str:
-    """A failed trial for a person: each part's problems, then the world's diff."""
-    lines = [f"{part}: {problem}" for part in ("outcome", "calls") for problem in getattr(result, part).problems]
+    """A failed trial for a person: its verdict, each part's problems, then the world's diff."""
+    lines = [f"verdict: {result.verdict}"]
+    lines += [f"{part}: {problem}" for part in ("outcome", "calls") for problem in getattr(result, part).problems]
+    lines += [f"infrastructure: {problem}" for problem in result.infrastructure]
+    if result.customer_missed:
+        lines.append("customer: the simulated customer missed a message (see the turns marked miss in the trajectory)")
     if result.timed_out:
         lines.append("agent: ran out of time")
     lines += [f"mentions: the answer does not mention {fact!r}" for fact, said in result.mentions.items() if not said]
@@ -204,17 +262,25 @@ def explain(result: TrialReport) -> str:
 
 
 def table(report: Report) -> str:
-    """The per-task table `aftersales eval` prints."""
+    """The per-task table `aftersales eval` prints: pass^k, then each failed trial's verdict and failed parts."""
     ks = list(report.overall.pass_hat_k)
-    head = f"{'task':44} {'passed':>7}  " + "  ".join(f"pass^{k:<3}" for k in ks) + "  failed parts"
+    head = f"{'task':44} {'passed':>7}  " + "  ".join(f"pass^{k:<3}" for k in ks) + "  verdicts: failed parts"
     lines = [head]
     for task in report.tasks:
         parts = sorted({part for result in task.results for part in result.failed_parts})
+        verdicts = ", ".join(f"{count} {name}" for name, count in task.verdicts.items() if count and name != "pass")
+        failing = f"{verdicts}: {', '.join(parts)}" if verdicts else ""
         figures = "  ".join(f"{task.pass_hat_k.get(k, 0.0):<7.3f}" for k in ks)
-        lines.append(f"{task.id:44} {task.passed:>3}/{task.trials:<3}  {figures}  {', '.join(parts)}")
+        lines.append(f"{task.id:44} {task.passed:>3}/{task.trials:<3}  {figures}  {failing}".rstrip())
     overall = report.overall
     figures = "  ".join(f"{value:<7.3f}" for value in overall.pass_hat_k.values())
     lines.append(
         f"{'overall (' + str(overall.tasks) + ' tasks)':44} {overall.passed:>3}/{overall.trials:<3}  {figures}"
     )
+    misses = overall.verdicts.get("customer_miss", 0)
+    clean = "  ".join(f"{overall.pass_hat_k_without_customer_misses.get(k, 0.0):<7.3f}" for k in ks)
+    shown = f"without customer misses ({misses} left out)"
+    lines.append(f"{shown:44} {overall.passed:>3}/{overall.trials - misses:<3}  {clean}")
+    counts = ", ".join(f"{name} {count}" for name, count in overall.verdicts.items())
+    lines.append(f"verdicts: {counts}")
     return "\n".join(lines)

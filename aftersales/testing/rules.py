@@ -1,5 +1,7 @@
 """Call rules checked on a trace: pure functions over trace entries (dicts in the aftersales-trace/1 shape).
 
+The rules judge tool calls only: a conversation trial's turns, in the same trace, are left out here.
+
 A client that cannot show forms is never asked anything mid-call: where a form would have asked, the call fails with
 error kind `input_needed` (not a rule refusal), and the agent asks the customer and calls again with the answer and
 the same idempotency key. The rules treat that retry as a form's answering round: the same call, not a new one.
@@ -12,6 +14,7 @@ from aftersales.domain.calls import ARGUMENT_ERRORS, CREATE_TICKET
 from aftersales.domain.errors import InputNeeded, RuleViolation
 from aftersales.testing.matching import MISSING, matches, show
 from aftersales.testing.tasks import CallPattern, CallRules
+from aftersales.worlds.trace import tool_calls
 
 Entry = Mapping[str, Any]
 INVALID_PARAMS = "jsonrpc_-32602"
@@ -26,7 +29,7 @@ def calls(trace: Sequence[Entry]) -> list[Entry]:
     """
     made: list[Entry] = []
     unanswered: dict[tuple[str, str], Entry] = {}  # (tool, key) -> the call an input_needed error answered
-    for entry in trace:
+    for entry in tool_calls(trace):
         if entry.get("resumes") is not None:
             continue
         arguments = entry.get("arguments") or {}
@@ -41,7 +44,8 @@ def calls(trace: Sequence[Entry]) -> list[Entry]:
 
 
 def rule_problems(rules: CallRules, trace: Sequence[Entry]) -> list[str]:
-    """Every rule the calls broke; empty when all hold."""
+    """Every rule the calls broke; empty when all hold (a conversation's turns are not calls)."""
+    trace = tool_calls(trace)
     made = calls(trace)
     forms = any(entry.get("client_forms") for entry in trace)
     problems = [_missing(pattern, made, forms) for pattern in rules.must_call]

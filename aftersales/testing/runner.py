@@ -1,4 +1,8 @@
-"""`aftersales eval`: run an agent command on a fresh world per trial, enforce a timeout, score every trial."""
+"""`aftersales eval`: run an agent command on a fresh world per trial, enforce a timeout, score every trial.
+
+In conversation mode each trial also gets a customer to talk to: an engine playing the task's customer behind the
+trial's channel (AFTERSALES_CUSTOMER_URL), and a brief holding only the customer's opening message.
+"""
 
 import json
 import os
@@ -11,12 +15,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from aftersales.testing.brief import brief_for
-from aftersales.testing.hosting import TrialHost
-from aftersales.testing.scoring import FailedPart, Score, score
+from aftersales.testing.brief import Mode, brief_for, conversation_brief_for
+from aftersales.testing.conversation.channel import Conversation
+from aftersales.testing.conversation.engines import engine_for, turn_limit_for
+from aftersales.testing.conversation.model import CustomerEngine
+from aftersales.testing.hosting import NO_CHANNEL, NoChannel, TrialHost, TrialWorld
+from aftersales.testing.scoring import FailedPart, Score, Verdict, customer_missed, score, server_faults, verdict
 from aftersales.testing.tasks import Task
 
 ANSWER_CHARS = 4000  # of the agent's stdout kept as its final answer
+UNMADE = Score(outcome=[], calls=[], world_hash="", diff={})  # the score of a trial whose world was never made
+Engines = Callable[[Task, str], CustomerEngine]  # (task, engine name) -> a fresh engine playing its customer
 
 
 @dataclass(frozen=True)
@@ -31,41 +40,76 @@ class TrialResult:
     duration_s: float
     trajectory: str  # relative to the output folder
     answer: str
+    missed: bool = False  # the simulated customer missed an agent message in the timeline
+    infrastructure: tuple[str, ...] = ()  # what went wrong in the harness, if anything
 
     @property
     def failed_parts(self) -> list[FailedPart]:
-        """outcome, calls, mentions (when scored), and agent when it ran out of time."""
+        """outcome, calls, mentions (when scored), agent (out of time), infrastructure (the harness failed)."""
         parts = self.score.failed_parts
-        return [*parts, "agent"] if self.timed_out else parts
+        parts = [*parts, "agent"] if self.timed_out else parts
+        return [*parts, "infrastructure"] if self.infrastructure else parts
 
     @property
     def passed(self) -> bool:
         """No part failed."""
         return not self.failed_parts
 
+    @property
+    def verdict(self) -> Verdict:
+        """pass, agent, customer_miss, timeout or infrastructure."""
+        return verdict(self.passed, self.timed_out, self.missed, bool(self.infrastructure))
+
 
 @dataclass(frozen=True)
 class Agent:
-    """How to run the agent: a shell command, its time limit, who answers forms, whether mentions are scored."""
+    """How to run the agent: its command, time limit, who answers forms, mentions scored, brief or conversation."""
 
     command: str
     timeout: float = 120.0
     forms: Literal["world", "client"] = "world"
     score_mentions: bool = False
+    mode: Mode = "brief"
+    customer: str = "scripted"  # the engine of conversation trials (conversation.engines)
 
 
-def run_trial(host: TrialHost, agent: Agent, task: Task, number: int, out: Path) -> TrialResult:
-    """Fork a world, run the agent against it with the three variables, then score the world and its trace."""
-    trial = host.open_trial(task, scripted_forms=agent.forms == "world")
+def run_trial(
+    host: TrialHost, agent: Agent, task: Task, number: int, out: Path, engines: Engines = engine_for
+) -> TrialResult:
+    """Fork a world, run the agent against it with its variables, then score the world and its trace."""
     name = f"{task.id}.{number}"
+    try:
+        trial = host.open_trial(task, scripted_forms=agent.forms == "world", mode=agent.mode)
+    except Exception as problem:
+        return TrialResult(
+            task, number, UNMADE, None, False, 0.0, "", "", infrastructure=(_could_not("make", problem),)
+        )
+    try:
+        return _run_in(host, trial, agent, task, number, out, name, engines)
+    finally:
+        host.close_trial(trial)
+
+
+def _run_in(
+    host: TrialHost, trial: TrialWorld, agent: Agent, task: Task, number: int, out: Path, name: str, engines: Engines
+) -> TrialResult:
+    """Run and score one trial in its opened world."""
+    env = {**os.environ, "AFTERSALES_MCP_URL": trial.url, "AFTERSALES_TOKEN": trial.token}
+    conversation: Conversation | None = None
+    if agent.mode == "conversation":
+        try:
+            conversation, env["AFTERSALES_CUSTOMER_URL"] = host.converse(
+                trial, engines(task, agent.customer), turn_limit_for(task)
+            )
+        except Exception as problem:
+            failed = _could_not("start the customer of", problem)
+            return TrialResult(task, number, UNMADE, None, False, 0.0, "", "", infrastructure=(failed,))
+        written = conversation_brief_for(task, number, agent.forms).model_dump_json(indent=2)
+    else:
+        written = brief_for(task, number, agent.forms).model_dump_json(indent=2)
     brief = out / "briefs" / f"{name}.json"
-    brief.write_text(brief_for(task, number, agent.forms).model_dump_json(indent=2), encoding="utf-8")
-    env = {
-        **os.environ,
-        "AFTERSALES_MCP_URL": trial.url,
-        "AFTERSALES_TOKEN": trial.token,
-        "AFTERSALES_TASK_FILE": str(brief),
-    }
+    brief.write_text(written, encoding="utf-8")
+    env["AFTERSALES_TASK_FILE"] = str(brief)
     started = time.perf_counter()
     timed_out = False
     # A session of its own, so a timeout ends the agent's whole process group, not just the shell.
@@ -79,16 +123,37 @@ def run_trial(host: TrialHost, agent: Agent, task: Task, number: int, out: Path)
         os.killpg(process.pid, signal.SIGKILL)
         stdout, _ = process.communicate()
     duration = time.perf_counter() - started
+    answer = stdout.decode("utf-8", "replace")[-ANSWER_CHARS:]
     try:
-        answer = stdout.decode("utf-8", "replace")[-ANSWER_CHARS:]
         trace = host.trace(trial)
         scored = score(task, host.diff(trial), trace, answer, agent.score_mentions)
-        trajectory = Path("trajectories") / f"{name}.jsonl"
-        lines = [json.dumps(entry, ensure_ascii=False, sort_keys=True) for entry in trace]
-        (out / trajectory).write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-    finally:
-        host.close_trial(trial)
-    return TrialResult(task, number, scored, process.returncode, timed_out, duration, str(trajectory), answer)
+    except Exception as problem:
+        failed = _could_not("read back", problem)
+        return TrialResult(
+            task, number, UNMADE, process.returncode, timed_out, duration, "", answer, infrastructure=(failed,)
+        )
+    trajectory = Path("trajectories") / f"{name}.jsonl"
+    lines = [json.dumps(entry, ensure_ascii=False, sort_keys=True) for entry in trace]
+    (out / trajectory).write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    faults = server_faults(trace)
+    if conversation is not None and conversation.fault is not None:
+        faults.append(f"the simulated customer failed: {conversation.fault}")
+    return TrialResult(
+        task,
+        number,
+        scored,
+        process.returncode,
+        timed_out,
+        duration,
+        str(trajectory),
+        answer,
+        customer_missed(trace),
+        tuple(faults),
+    )
+
+
+def _could_not(what: str, problem: Exception) -> str:
+    return f"the harness could not {what} the trial's world: {type(problem).__name__}: {problem}"
 
 
 def run_eval(
@@ -99,13 +164,16 @@ def run_eval(
     parallel: int,
     out: Path,
     done: Callable[[TrialResult], None] | None = None,
+    engines: Engines = engine_for,
 ) -> list[TrialResult]:
     """Every trial of every task, `parallel` at a time, in task order in the result."""
+    if agent.mode == "conversation" and not host.channels:
+        raise NoChannel(NO_CHANNEL)
     (out / "briefs").mkdir(parents=True, exist_ok=True)
     (out / "trajectories").mkdir(parents=True, exist_ok=True)
 
     def one(job: tuple[Task, int]) -> TrialResult:
-        result = run_trial(host, agent, *job, out)
+        result = run_trial(host, agent, *job, out, engines)
         if done is not None:
             done(result)
         return result

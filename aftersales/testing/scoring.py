@@ -1,15 +1,27 @@
-"""Scoring a trial (the world's diff against the expected outcome, the trace against the call rules) and pass^k."""
+"""Scoring a trial (the world's diff against the expected outcome, the trace against the call and conversation
+rules), its verdict and pass^k.
+
+Every trial gets one verdict: `pass`; `infrastructure` when the harness failed (the world could not be made, the
+server or the simulated customer failed, the world could not be read back); else, for a trial that failed,
+`customer_miss` when the customer missed an agent message in its timeline (the simulator's fault, not the agent's),
+`timeout` when the agent ran out of time, and `agent` for everything else.
+"""
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from math import comb
 from typing import Any, Literal
 
+from aftersales.testing.conversation_rules import conversation_problems
 from aftersales.testing.matching import outcome_problems
 from aftersales.testing.rules import rule_problems
 from aftersales.testing.tasks import Expected, Task
+from aftersales.worlds.trace import is_turn
 
-FailedPart = Literal["outcome", "calls", "mentions", "agent"]
+FailedPart = Literal["outcome", "calls", "conversation", "mentions", "agent", "infrastructure"]
+Verdict = Literal["pass", "agent", "customer_miss", "timeout", "infrastructure"]
+VERDICTS: tuple[Verdict, ...] = ("pass", "agent", "customer_miss", "timeout", "infrastructure")
+SERVER_FAULT = "internal"  # the error kind of a call that failed on an unexpected error inside the server
 
 
 @dataclass(frozen=True)
@@ -22,22 +34,25 @@ class Score:
     diff: Mapping[str, Any]
     mentions: dict[str, bool] = field(default_factory=dict)
     mentions_scored: bool = False
+    conversation: list[str] = field(default_factory=list)  # judged only when the trial was a conversation
 
     @property
     def failed_parts(self) -> list[FailedPart]:
-        """The parts that failed: outcome, calls, and mentions when they are scored."""
+        """The parts that failed: outcome, calls, conversation, and mentions when they are scored."""
         parts: list[FailedPart] = []
         if self.outcome:
             parts.append("outcome")
         if self.calls:
             parts.append("calls")
+        if self.conversation:
+            parts.append("conversation")
         if self.mentions_scored and not all(self.mentions.values()):
             parts.append("mentions")
         return parts
 
     @property
     def passed(self) -> bool:
-        """A trial passes when its outcome matches and every call rule holds."""
+        """A trial passes when its outcome matches and every call (and conversation) rule holds."""
         return not self.failed_parts
 
 
@@ -48,7 +63,10 @@ def score(
     answer: str | None = None,
     score_mentions: bool = False,
 ) -> Score:
-    """Judge one trial from the world's diff (against its start) and trace; `answer` is the agent's final words."""
+    """Judge one trial from the world's diff (against its start) and trace; `answer` is the agent's final words.
+
+    The conversation rules judge only a trial whose trace has turns (a conversation); a brief-mode trial has none.
+    """
     spoken = (answer or "").casefold()
     return Score(
         outcome=outcome_problems(task.expected, diff),
@@ -57,7 +75,33 @@ def score(
         diff=diff,
         mentions={fact: fact.casefold() in spoken for fact in task.mention},
         mentions_scored=score_mentions,
+        conversation=conversation_problems(task, trace),
     )
+
+
+def customer_missed(trace: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether the simulated customer missed an agent message (could not map it to anything) in this timeline."""
+    return any(is_turn(entry) and entry.get("speaker") == "customer" and entry.get("miss") for entry in trace)
+
+
+def server_faults(trace: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The calls that failed inside the server (not a task's simulated fault, not the agent's arguments)."""
+    return [
+        f"call #{entry['seq']} ({entry['tool']}) failed on an internal error of the server"
+        for entry in trace
+        if not is_turn(entry) and entry.get("error_kind") == SERVER_FAULT
+    ]
+
+
+def verdict(passed: bool, timed_out: bool, missed: bool, infrastructure: bool) -> Verdict:
+    """One trial's verdict (see the module's text for the order)."""
+    if infrastructure:
+        return "infrastructure"
+    if passed:
+        return "pass"
+    if missed:
+        return "customer_miss"
+    return "timeout" if timed_out else "agent"
 
 
 def expects_change(expected: Expected) -> bool:
@@ -72,12 +116,18 @@ def pass_hat_k(trials: int, passed: int, k: int) -> float:
     return comb(passed, k) / comb(trials, k)
 
 
-def pass_hat_ks(results: Sequence[tuple[int, int]]) -> dict[str, float]:
-    """pass^k for k = 1 … the fewest trials of any task, averaged over tasks; keys are k as text (JSON)."""
+def pass_hat_ks(results: Sequence[tuple[int, int]], ks: Sequence[int] | None = None) -> dict[str, float]:
+    """pass^k for k = 1 … the fewest trials of any task, averaged over tasks; keys are k as text (JSON).
+
+    With `ks`, pass^k for each of those k, averaged over the tasks with at least k trials (k left out when none has).
+    """
     if not results:
         return {}
-    most = min(trials for trials, _ in results)
-    return {
-        str(k): sum(pass_hat_k(trials, passed, k) for trials, passed in results) / len(results)
-        for k in range(1, most + 1)
-    }
+    if ks is None:
+        ks = range(1, min(trials for trials, _ in results) + 1)
+    figures = {}
+    for k in ks:
+        enough = [(trials, passed) for trials, passed in results if trials >= k]
+        if enough:
+            figures[str(k)] = sum(pass_hat_k(trials, passed, k) for trials, passed in enough) / len(enough)
+    return figures

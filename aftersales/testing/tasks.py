@@ -1,19 +1,26 @@
-"""The task format: the world an episode starts from, the customer, the expected outcome, call rules, a reference.
+"""The task format: the world an episode starts from, the customer, the expected outcome, call and conversation
+rules, a reference.
 
 Tasks are YAML files in seed/tasks/ (one task each); `task.schema.json` beside this package is generated from these
 models (`python -m aftersales.testing.schemas`), and a test keeps the two equal.
 """
 
+import re
 from datetime import UTC, datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from aftersales.domain.enums import ReasonCode, RefundMethod, TicketKind
 
 DEFAULT_CLOCK = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)  # every task's world is frozen here unless it says otherwise
 TASK_ID = r"^[a-z0-9][a-z0-9-]{2,63}$"
 DURATION = r"^\d+[smhd]$"
+DEFAULT_TURN_LIMIT = 12  # agent messages a conversation allows when the task sets no limit of its own
+TOLD = ("ticket_id", "refund_amount", "refusal")  # what `communicate` may name besides the customer's facts
+# "${name.path}": a field of an earlier call's saved result, as a whole argument value or anywhere in a say text.
+SAVED = re.compile(r"\$\{([a-z_][a-z0-9_]*)\.([A-Za-z0-9_.]+)\}")
+REFERENCE = re.compile(rf"^{SAVED.pattern}$")
 Scalar = str | int | float | bool | None
 
 
@@ -111,6 +118,71 @@ class Customer(Strict):
         description="Answers by question key (after_sales_create_ticket:refund_method, …:confirm); a question "
         "not listed is cancelled.",
     )
+    mistakes: dict[str, Scalar] = Field(
+        default_factory=dict,
+        description="Conversation mode: facts (knows keys) they first get wrong. The first time the agent asks for "
+        "one they give this value; asked again, or told it was not found or does not match, the right one.",
+        examples=[{"order_id": "O-2026-001401"}],
+    )
+    changes_mind: dict[
+        Literal["kind", "quantity", "reason_code", "description", "refund_method", "accepts_repair"], Scalar
+    ] = Field(
+        default_factory=dict,
+        description="Conversation mode: wants fields they change their mind about. The first time asked they answer "
+        "from wants (or forms); every later time asked, or asked to confirm, this value, which is then what they "
+        "want, in the world's form answers too.",
+        examples=[{"refund_method": "store_credit"}],
+    )
+    stops_after: int | None = Field(
+        default=None,
+        ge=0,
+        description="Conversation mode: they answer this many agent messages, then stop: the next reply is empty "
+        "and ends the conversation (reason stopped_answering).",
+    )
+
+    @model_validator(mode="after")
+    def _behaviours_fit(self) -> "Customer":
+        """A mistake or a change of mind names a fact or a want they have, and a value other than the right one."""
+        for name, wrong in self.mistakes.items():
+            if self.knows.get(name) is None:
+                raise ValueError(f"mistakes names {name!r}, which is not in knows: name a fact the customer knows")
+            if wrong == self.knows[name]:
+                raise ValueError(f"mistakes gives {name!r} its right value {wrong!r}: a mistake must differ from knows")
+        for name, value in self.changes_mind.items():
+            now = self._wanted(name)
+            if now is None:
+                raise ValueError(
+                    f"changes_mind names {name!r}, which the customer has no value for: set wants.{name}"
+                    + (" or answer its form" if name == "refund_method" else "")
+                )
+            try:
+                Wants.model_validate(self.wants.model_dump() | {name: value})
+            except ValidationError:
+                raise ValueError(
+                    f"changes_mind gives {name!r} the value {value!r}, which wants.{name} cannot take"
+                ) from None
+            if value == now:
+                raise ValueError(f"changes_mind gives {name!r} the value it already has ({value!r}): give another")
+        return self
+
+    def _wanted(self, name: str) -> Scalar:
+        """What they want for a wants field before any change of mind (a refund method from a form, if not named)."""
+        value: Scalar = getattr(self.wants, name)
+        if name == "accepts_repair":
+            return bool(value) or self.wants.kind == "repair"
+        if name == "refund_method" and value is None:
+            given = [
+                answer.content["refund_method"]
+                for answer in self.forms.values()
+                if answer.content and "refund_method" in answer.content
+            ]
+            return given[0] if given else None
+        return value
+
+    def facts(self) -> list[str]:
+        """The names of what they can reveal in a conversation: their knows, story, each wants field set, confirm."""
+        wanted = self.wants.model_dump(exclude={"action"}, exclude_none=True)
+        return [*self.knows, "story", *(f"wants.{name}" for name in wanted), "confirm"]
 
 
 class FieldChange(Strict):
@@ -183,15 +255,53 @@ class CallRules(Strict):
     )
 
 
-class Step(Strict):
-    """One call of the reference solution; "${name.field}" in an argument is a field of an earlier saved result."""
+class ConversationRules(Strict):
+    """Rules of a conversation trial, checked on the timeline of the customer's and the agent's turns."""
 
-    call: str
+    must_ask: list[str] = Field(
+        default_factory=list,
+        description="Facts the customer must have given (when asked) before the agent's first write: keys of "
+        "customer.knows, story, wants.<field>, confirm.",
+    )
+    communicate: list[str] = Field(
+        default_factory=list,
+        description="Facts the agent must tell the customer: ticket_id, refund_amount, refusal, or a key of "
+        "customer.knows (docs/tasks.md says how each is checked).",
+    )
+    turn_limit: int = Field(
+        default=DEFAULT_TURN_LIMIT, ge=1, le=50, description="Agent messages before the customer ends the chat."
+    )
+
+
+class Step(Strict):
+    """One step of the reference solution: a call, or (`say`) what the agent tells the customer in a conversation.
+
+    "${name.field}" in an argument, or anywhere in a say text, is a field of an earlier call's saved result.
+    """
+
+    call: str | None = Field(default=None, description="The tool to call.")
+    say: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=4000,
+        description="An agent turn, posted to the customer in conversation mode and skipped in brief mode.",
+    )
     arguments: dict[str, Any] = Field(default_factory=dict)
     save: str | None = Field(default=None, pattern=r"^[a-z_][a-z0-9_]*$", description="Name the result for later.")
     expect: Literal["ok", "tool_error", "protocol_error"] | None = Field(
         default=None, description="What this call should come to (checked by `aftersales tasks check`)."
     )
+
+    @model_validator(mode="after")
+    def _call_or_say(self) -> Self:
+        if (self.call is None) == (self.say is None):
+            raise ValueError("a reference step has exactly one of call (a tool call) and say (an agent turn)")
+        given = [name for name in ("arguments", "save", "expect") if name in self.model_fields_set]
+        if self.say is not None and given:
+            raise ValueError(
+                f"a say step takes no {', '.join(given)}: those belong to call steps (a reply is not a result)"
+            )
+        return self
 
 
 class Task(Strict):
@@ -208,4 +318,72 @@ class Task(Strict):
     mention: list[str] = Field(
         default_factory=list, description="Facts the final answer should mention: reported, not scored by default."
     )
-    reference: list[Step] = Field(min_length=1, description="The calls a correct agent makes.")
+    conversation: ConversationRules | None = Field(
+        default=None, description="Rules of a conversation trial (brief-mode trials are not judged on them)."
+    )
+    reference: list[Step] = Field(
+        min_length=1, description="The calls a correct agent makes, and in a conversation what it says."
+    )
+
+    @property
+    def turn_limit(self) -> int:
+        """Agent messages a conversation trial of this task allows."""
+        return self.conversation.turn_limit if self.conversation else DEFAULT_TURN_LIMIT
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Self:
+        problems = _conversation_problems(self) + _reference_problems(self.reference)
+        if problems:
+            raise ValueError("; ".join(problems))
+        return self
+
+
+def _conversation_problems(task: Task) -> list[str]:
+    """Facts named by the conversation rules that this task's customer cannot give or the agent cannot tell."""
+    if task.conversation is None:
+        return []
+    facts = task.customer.facts()
+    problems = [
+        f"conversation.must_ask.{index}: {fact!r} is not a fact this customer can give (facts: {', '.join(facts)})"
+        for index, fact in enumerate(task.conversation.must_ask)
+        if fact not in facts
+    ]
+    # A fact the agent tells is a figure or a text it can say; a flag or a null in knows is neither.
+    sayable = [
+        name
+        for name, value in task.customer.knows.items()
+        if isinstance(value, str | int | float) and not isinstance(value, bool)
+    ]
+    told = [*TOLD, *(name for name in sayable if name not in TOLD)]
+    problems += [
+        f"conversation.communicate.{index}: {fact!r} is nothing the agent can tell (one of: {', '.join(told)})"
+        for index, fact in enumerate(task.conversation.communicate)
+        if fact not in told
+    ]
+    return problems
+
+
+def _reference_problems(steps: list[Step]) -> list[str]:
+    """Each "${name.field}" must name the saved result of an earlier call step (a say step saves nothing)."""
+    problems, saved = [], set()
+    for index, step in enumerate(steps):
+        found = SAVED.finditer(step.say) if step.say is not None else _references(step.arguments)
+        for name in sorted({match.group(1) for match in found}):
+            if name not in saved:
+                problems.append(
+                    f"reference.{index}: ${{{name}…}} names no earlier call step's saved result (save: {name} "
+                    "on a call before it)"
+                )
+        if step.save:
+            saved.add(step.save)
+    return problems
+
+
+def _references(value: Any) -> list[re.Match[str]]:
+    """The argument values that are a whole "${name.path}" (only those are replaced; see reference.resolve)."""
+    if isinstance(value, dict):
+        return [match for item in value.values() for match in _references(item)]
+    if isinstance(value, list):
+        return [match for item in value for match in _references(item)]
+    match = REFERENCE.match(value) if isinstance(value, str) else None
+    return [match] if match else []

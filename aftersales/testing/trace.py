@@ -1,13 +1,14 @@
 """The shape of a trajectory line: one entry of a world's trace (format aftersales-trace/1, written by worlds).
 
-The worlds tracer (aftersales.worlds.trace) writes the entries; `aftersales eval` adds `fault` where the task
-dropped a call's answer. trajectory.schema.json is generated from `TraceEntry`, and the tests validate real
-trajectories against it, so a change of the trace format shows up here.
+A line is a tool call (`TraceEntry`, with no `type`: trajectories written before conversations read as they did) or
+a conversation turn (`TurnEntry`, `"type": "turn"`). The worlds tracer (aftersales.worlds.trace) writes the
+entries; `aftersales eval` adds `fault` where the task dropped a call's answer. trajectory.schema.json is generated
+from `TrajectoryLine`, and the tests validate real trajectories against it, so a change of the format shows up here.
 """
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 
 class Closed(BaseModel):
@@ -48,6 +49,7 @@ class TraceEntry(Closed):
     """One tools/call as the world saw it."""
 
     format: Literal["aftersales-trace/1"]
+    type: Literal["call"] | None = Field(default=None, description="Left out of a call's entry (a turn says turn).")
     seq: int = Field(ge=1, description="Order in the world's trace.")
     world: str
     started_at: str = Field(description="The world's clock when the call arrived.")
@@ -73,3 +75,25 @@ class TraceEntry(Closed):
     fault: Literal["response_lost"] | None = Field(
         default=None, description="The call took effect but the task dropped its answer (a simulated timeout)."
     )
+
+
+class TurnEntry(Closed):
+    """One turn of a conversation trial: the agent's message to the customer, or the customer's."""
+
+    format: Literal["aftersales-trace/1"]
+    type: Literal["turn"]
+    seq: int = Field(ge=1, description="Order in the world's trace, in the same sequence as the tool calls.")
+    world: str
+    at: str = Field(description="The world's clock when the turn was said.")
+    wall_at: str
+    speaker: Literal["agent", "customer"]
+    text: str
+    revealed: list[str] = Field(description="The facts the customer gave in this turn (names from the task).")
+    engine: str = Field(description="What played the customer: scripted, or another engine.")
+    miss: bool = Field(description="The customer could not map the agent's message to anything (a customer miss).")
+    ended: bool = Field(description="The customer ended the conversation with this turn.")
+    reason: Literal["need_met", "refused_and_told", "nothing_left", "turn_limit", "stopped_answering"] | None
+
+
+class TrajectoryLine(RootModel[TraceEntry | TurnEntry]):
+    """One line of a trajectory: a tool call or a conversation turn."""

@@ -22,11 +22,11 @@ from aftersales.storage.unit_of_work import UnitOfWork
 from aftersales.worlds import bounds, context, templates
 from aftersales.worlds.engines import WorldEngines
 from aftersales.worlds.errors import UnknownWorld, WorldLimitReached, WorldRequestError
-from aftersales.worlds.model import Place, World, WorldClock, midnight
+from aftersales.worlds.model import Place, World, WorldClock, iso_exact, midnight
 from aftersales.worlds.storage import trace as trace_store
 from aftersales.worlds.storage.places import places_for
 from aftersales.worlds.storage.registry import WorldRegistry
-from aftersales.worlds.trace import Draft
+from aftersales.worlds.trace import Draft, turn
 
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{0,23}$")
 STALE_CREATION = timedelta(minutes=10)  # a creation unfinished this long was interrupted; housekeeping drops it
@@ -218,6 +218,12 @@ class Worlds:
     def append_trace(self, world: World, draft: Draft) -> dict[str, Any]:
         """Write one call's trace entry to the world's database, now; return it numbered."""
         return trace_store.append(self.engines.engine(world.location), draft, clock.wall())
+
+    def append_turn(self, world_id: str, speaker: str, text: str, **facts: Any) -> dict[str, Any]:
+        """Write one conversation turn to the world's trace, stamped with the world's clock; return it numbered."""
+        world, wall = self.get(world_id), clock.wall()
+        entry = turn(world.id, iso_exact(world.clock.now(wall)), iso_exact(wall), speaker, text, **facts)
+        return trace_store.append_turn(self.engines.engine(world.location), entry, wall)
 
     def unit_of_work(self, world_id: str, write: bool = False) -> UnitOfWork:
         """A unit of work on the world's database."""

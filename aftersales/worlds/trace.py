@@ -10,15 +10,20 @@ questions asked mid-call with the answers received and who gave them:
 
 A round is answered by the `client`, or by a `script`: a FormAnswerer that answers a world's forms itself (the
 seam for a scripted customer; see docs/worlds.md).
+
+A conversation trial adds turns to the same trace, numbered in the same sequence, so customer turns, tool calls and
+form rounds read as one timeline: a turn has `"type": "turn"` (a call has no type), who spoke, the text, the facts
+the customer revealed and the engine that played it. Readers that want calls only use `tool_calls`.
 """
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 FORMAT = "aftersales-trace/1"
+TURN = "turn"  # the type of a conversation turn; a tool call's entry has no type
 SECRET_WORDS = ("token", "secret", "password", "authorization")
 
 
@@ -136,6 +141,45 @@ def complete(draft: Draft, seq: int, resumed: tuple[int, dict[str, Any]] | None)
     }
 
 
+def turn(
+    world: str,
+    at: str,
+    wall_at: str,
+    speaker: str,
+    text: str,
+    revealed: Sequence[str] = (),
+    engine: str = "",
+    miss: bool = False,
+    ended: bool = False,
+    reason: str | None = None,
+) -> dict[str, Any]:
+    """One conversation turn as stored and exported (the store numbers it in the world's sequence)."""
+    return {
+        "format": FORMAT,
+        "type": TURN,
+        "world": world,
+        "at": at,
+        "wall_at": wall_at,
+        "speaker": speaker,
+        "text": text,
+        "revealed": list(revealed),
+        "engine": engine,
+        "miss": miss,
+        "ended": ended,
+        "reason": reason,
+    }
+
+
+def is_turn(entry: Mapping[str, Any]) -> bool:
+    """Whether a trace entry is a conversation turn rather than a tool call."""
+    return entry.get("type") == TURN
+
+
+def tool_calls(entries: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The tool-call entries of a trace, in order: its conversation turns left out."""
+    return [entry for entry in entries if not is_turn(entry)]
+
+
 def lines(entries: list[dict[str, Any]]) -> str:
     """The trace as JSON lines, one entry a line, in order."""
     return "".join(json.dumps(entry, ensure_ascii=False, sort_keys=True) + "\n" for entry in entries)
@@ -145,8 +189,11 @@ def describe(entries: list[dict[str, Any]], width: int = 160) -> str:
     """The trace for a person: a line per call, then what it was given, what it gave back, and what was asked."""
     if not entries:
         return "(no tool calls in this world yet)"
-    out = []
+    out: list[str] = []
     for entry in entries:
+        if is_turn(entry):
+            out += _describe_turn(entry, width)
+            continue
         head = f"#{entry['seq']}  {entry['started_at']}  {entry['caller']}  {entry['tool']}  {entry['outcome']}"
         kind = f" ({entry['error_kind']})" if entry.get("error_kind") else ""
         replay = ", replayed" if entry.get("replayed") else ""
@@ -167,6 +214,20 @@ def describe(entries: list[dict[str, Any]], width: int = 160) -> str:
         elif entry.get("result") is not None:
             out.append(_cut(f"    result: {_json(entry['result'])}", width))
     return "\n".join(out)
+
+
+def _describe_turn(entry: Mapping[str, Any], width: int) -> list[str]:
+    """A turn: who said it and when, then what was said, what it revealed, and whether it ended the conversation."""
+    engine = f"  [{entry['engine']}]" if entry.get("speaker") == "customer" and entry.get("engine") else ""
+    out = [f"#{entry['seq']}  {entry['at']}  {entry['speaker']} says{engine}"]
+    out.append(_cut(f"    {_json(entry['text'])}", width))
+    if entry.get("revealed"):
+        out.append(f"    revealed: {', '.join(entry['revealed'])}")
+    if entry.get("miss"):
+        out.append("    customer miss: the customer could not map the agent's message to anything")
+    if entry.get("ended"):
+        out.append(f"    ended the conversation ({entry.get('reason') or 'no reason given'})")
+    return out
 
 
 def _json(value: Any) -> str:

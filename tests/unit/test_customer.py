@@ -3,7 +3,9 @@
 import anyio
 from mcp_types import ElicitRequestFormParams
 
+from aftersales.testing.brief import brief_for
 from aftersales.testing.customer import answer_question, elicitation_callback
+from aftersales.testing.loader import load_file, shipped_tasks
 from aftersales.testing.tasks import Customer
 
 CUSTOMER = Customer.model_validate(
@@ -60,3 +62,20 @@ def test_the_sdk_callback_recognises_a_form_by_its_fields():
     assert (method.action, method.content) == ("accept", {"refund_method": "store_credit"})
     assert (confirm.action, confirm.content) == ("decline", None)
     assert other.action == "cancel"
+
+
+def test_a_brief_mode_brief_shows_the_customer_with_every_change_of_mind_made_and_no_mistakes():
+    task = load_file(shipped_tasks() / "quote-expired-clock-moved.yaml")
+    script = task.customer.model_dump(by_alias=True) | {
+        "mistakes": {"order_id": "O-2026-001401"},
+        "changes_mind": {"refund_method": "original_payment"},
+        "stops_after": 3,
+    }
+    fickle = task.model_copy(update={"customer": Customer.model_validate(script)})
+    shown = brief_for(fickle, 1, "world").customer
+    assert shown.wants.refund_method == "original_payment" and shown.knows == task.customer.knows
+    assert (shown.mistakes, shown.changes_mind, shown.stops_after) == ({}, {}, None)
+    assert answer_question(shown, {"key": "after_sales_create_ticket:refund_method"})["content"] == {
+        "refund_method": "original_payment"
+    }
+    assert brief_for(task, 1, "world").customer == task.customer

@@ -50,3 +50,18 @@ def test_options_that_cannot_name_one_usable_server_are_refused_before_anything_
 ) -> None:
     with pytest.raises(ServerUnavailable, match=message), open_host(tmp_path, **options):
         pass
+
+
+def test_conversation_trials_on_a_running_server_are_refused_before_any_world_is_made() -> None:
+    from aftersales.testing.fixtures import AgentTrials
+    from aftersales.testing.hosting import NoChannel
+    from aftersales.testing.remote import RemoteHost
+
+    host = RemoteHost("http://127.0.0.1:9/mcp", "unused")  # never reached: the refusal comes first
+    try:
+        with pytest.raises(NoChannel, match="Conversation trials need the in-process server"):
+            AgentTrials(host, lambda run: None).run(
+                "refund-tshirts-store-credit", lambda w, b: None, mode="conversation"
+            )
+    finally:
+        host.client.close()

@@ -2,7 +2,8 @@
 
 from typing import Any
 
-from aftersales.testing.rules import rule_problems
+from aftersales.testing.events import mark_faults
+from aftersales.testing.rules import calls, rule_problems
 from aftersales.testing.tasks import CallRules
 
 CREATE, ESTIMATE = "after_sales_create_ticket", "after_sales_estimate_refund"
@@ -121,3 +122,16 @@ def test_a_call_required_only_with_forms_is_required_of_a_client_that_can_show_t
     assert rule_problems(wanted, [estimated]) == []
     assert rule_problems(wanted, [{**estimated, "client_forms": True}]) == [f"never called {CREATE}"]
     assert rule_problems(wanted, []) == [f"never called {ESTIMATE}"]
+
+
+def test_conversation_turns_in_the_trace_are_not_calls_and_break_no_rule():
+    said = {"format": "aftersales-trace/1", "type": "turn", "speaker": "agent", "text": "Which order?", "seq": 1}
+    trace = [said, entry(2, ESTIMATE), said | {"seq": 3, "speaker": "customer"}]
+    assert calls(trace) == [trace[1]]
+    assert rule_problems(rules(must_call=[ESTIMATE], max_calls=1), trace) == []
+
+
+def test_a_lost_answer_is_marked_on_its_call_counted_without_the_turns():
+    said = {"type": "turn", "speaker": "customer", "text": "Hi", "seq": 1}
+    marked = mark_faults([said, entry(2, CREATE), entry(3, CREATE)], [(CREATE, 2)])
+    assert [item.get("fault") for item in marked] == [None, None, "response_lost"]

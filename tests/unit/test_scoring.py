@@ -2,7 +2,7 @@
 
 import pytest
 
-from aftersales.testing.scoring import pass_hat_k, pass_hat_ks, score
+from aftersales.testing.scoring import customer_missed, pass_hat_k, pass_hat_ks, score, server_faults, verdict
 from aftersales.testing.tasks import Task
 
 EMPTY = {"tables": {}, "after": {"hash": "sha256:x"}}
@@ -52,3 +52,32 @@ def test_mentions_fail_a_trial_only_when_asked_to():
     assert score(a_task(), EMPTY, trace, answer="nothing").passed
     assert score(a_task(), EMPTY, trace, answer="nothing", score_mentions=True).failed_parts == ["mentions"]
     assert score(a_task(), EMPTY, trace, answer="ticket t-2026-0325 is open", score_mentions=True).passed
+
+
+@pytest.mark.parametrize(
+    ("passed", "timed_out", "missed", "infrastructure", "expected"),
+    [
+        (True, False, False, False, "pass"),
+        (True, False, True, False, "pass"),  # a miss the agent recovered from is no excuse needed
+        (False, False, False, False, "agent"),
+        (False, False, True, False, "customer_miss"),
+        (False, True, True, False, "customer_miss"),  # the customer's miss came first: not the agent's timeout
+        (False, True, False, False, "timeout"),
+        (False, False, True, True, "infrastructure"),
+        (True, False, False, True, "infrastructure"),
+    ],
+)
+def test_each_trial_gets_one_verdict(passed, timed_out, missed, infrastructure, expected):
+    assert verdict(passed, timed_out, missed, infrastructure) == expected
+
+
+def test_a_customer_miss_is_read_from_the_customers_turns_and_a_server_fault_from_the_calls():
+    turn = {"type": "turn", "speaker": "customer", "miss": False, "seq": 1}
+    call = {"tool": "after_sales_get_order", "error_kind": "internal", "seq": 2}
+    assert not customer_missed([turn]) and customer_missed([turn | {"miss": True}])
+    assert server_faults([turn, call]) == ["call #2 (after_sales_get_order) failed on an internal error of the server"]
+
+
+def test_pass_hat_k_without_customer_misses_averages_each_k_over_the_tasks_with_enough_trials():
+    assert pass_hat_ks([(4, 4), (1, 0), (0, 0)], [1, 2]) == {"1": 0.5, "2": 1.0}
+    assert pass_hat_ks([(0, 0)], [1]) == {}

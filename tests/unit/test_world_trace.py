@@ -2,7 +2,18 @@
 
 import json
 
-from aftersales.worlds.trace import FORMAT, answers, complete, describe, lines, questions, redacted, state_digest
+from aftersales.worlds.trace import (
+    FORMAT,
+    answers,
+    complete,
+    describe,
+    is_turn,
+    lines,
+    questions,
+    redacted,
+    state_digest,
+    turn,
+)
 from tests.support.worlds import traced_call
 
 ASKED = {
@@ -95,3 +106,20 @@ def test_the_trace_exports_as_json_lines_and_prints_a_line_per_call_with_what_wa
     assert '    answered by client: accept {"refund_method": "store_credit"}' in printed
     assert '    result: {"outcome": "created"}' in printed
     assert describe([]) == "(no tool calls in this world yet)"
+
+
+def test_a_turn_is_shown_with_who_spoke_what_it_revealed_and_why_it_ended():
+    said = turn("w-1", "2026-12-01T09:00:00Z", "x", "customer", "My order is O-1.", ["order_id"], "scripted")
+    ended = turn(
+        "w-1", "2026-12-01T09:00:00Z", "x", "customer", "Bye.", engine="scripted", ended=True, reason="need_met"
+    )
+    missed = turn("w-1", "2026-12-01T09:00:00Z", "x", "customer", "Sorry?", engine="scripted", miss=True)
+    printed = describe([said | {"seq": 1}, ended | {"seq": 2}, missed | {"seq": 3}]).splitlines()
+    assert printed[:3] == [
+        "#1  2026-12-01T09:00:00Z  customer says  [scripted]",
+        '    "My order is O-1."',
+        "    revealed: order_id",
+    ]
+    assert "    ended the conversation (need_met)" in printed
+    assert any("customer miss" in line for line in printed)
+    assert is_turn(said) and said["type"] == "turn" and said["format"] == FORMAT

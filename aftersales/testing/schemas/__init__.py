@@ -10,17 +10,21 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from aftersales.testing.brief import Brief
+from aftersales.testing.brief import Brief, ConversationBrief
 from aftersales.testing.report import Report
 from aftersales.testing.tasks import Task
-from aftersales.testing.trace import TraceEntry
+from aftersales.testing.trace import TrajectoryLine
 
 FOLDER = Path(__file__).parent
 MODELS: dict[str, tuple[type[BaseModel], str]] = {
     "task.schema.json": (Task, "An aftersales agent task (a YAML file in seed/tasks)."),
     "brief.schema.json": (Brief, "The customer brief an agent reads from AFTERSALES_TASK_FILE."),
+    "conversation-brief.schema.json": (
+        ConversationBrief,
+        "The brief of a conversation trial (AFTERSALES_TASK_FILE with --mode conversation): the opening line only.",
+    ),
     "report.schema.json": (Report, "report.json written by `aftersales eval`."),
-    "trajectory.schema.json": (TraceEntry, "One line of a trajectory file (a world's trace, JSON lines)."),
+    "trajectory.schema.json": (TrajectoryLine, "One line of a trajectory file (a world's trace, JSON lines)."),
 }
 
 

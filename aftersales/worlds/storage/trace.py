@@ -1,4 +1,7 @@
-"""The `trace` table of a world's database: entries appended one transaction each, read back whole, in order."""
+"""The `trace` table of a world's database: entries appended one transaction each, read back whole, in order.
+
+Tool calls and conversation turns share the table and its sequence, so the order of the rows is the timeline.
+"""
 
 import json
 from datetime import datetime
@@ -40,6 +43,22 @@ def append(engine: Engine, draft: Draft, recorded_at: datetime) -> dict[str, Any
             }
             seq = int(connection.execute(insert(TRACE).values(values).returning(TRACE.c.seq)).scalar_one())
     return entry | {"seq": seq}
+
+
+def append_turn(engine: Engine, turn: dict[str, Any], recorded_at: datetime) -> dict[str, Any]:
+    """Store one conversation turn (worlds.trace.turn) in the world's sequence; return it numbered."""
+    values = {
+        "recorded_at": recorded_at,
+        "caller": str(turn["speaker"])[:TEXT_WIDTH],
+        "tool": "",  # a turn calls no tool; the entry's type says what it is
+        "outcome": "ok",
+        "state_digest": None,
+        "latency_ms": 0.0,
+        "entry": json.dumps(turn, sort_keys=True, default=str),
+    }
+    with engine.begin() as connection:
+        seq = int(connection.execute(insert(TRACE).values(values).returning(TRACE.c.seq)).scalar_one())
+    return turn | {"seq": seq}
 
 
 def entries(engine: Engine) -> list[dict[str, Any]]:
