@@ -41,7 +41,8 @@ $(VENV)/.installed-bench: pyproject.toml | $(BIN)/python
 bench: $(VENV)/.installed-bench
 	$(BIN)/python -m bench.run $(BENCH_ARGS)
 
-# 40 tasks x 4 trials of the scripted agent with --parallel 8: under 2 minutes, pass^4 = 1 (bench/results/eval.json).
+# 40 tasks x 4 trials of the scripted agent with --parallel 8, pass^4 = 1: in brief mode under 2 minutes
+# (bench/results/eval.json), in conversation mode under 3 (eval-conversation.json). BENCH_ARGS="--mode brief" for one.
 bench-eval: $(VENV)/.installed-dev
 	$(BIN)/python -m bench.eval $(BENCH_ARGS)
 

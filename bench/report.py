@@ -76,10 +76,16 @@ def targets(result: dict[str, Any]) -> list[dict[str, Any]]:
                     False,
                 )
             )
-    if "eval" in result:
-        run = result["eval"]
-        name = f"eval: {run['tasks']} tasks x {run['trials']} trials, seconds (pass^{run['trials']} {run['passed']})"
-        found.append({**_target(name, run["seconds"], run["target_seconds"], False), "holds": evaluation.holds(run)})
+    for key, mode in (("eval", "brief"), ("eval_conversation", "conversation")):
+        if key in result:
+            run = result[key]
+            name = (
+                f"eval ({mode}): {run['tasks']} tasks x {run['trials']} trials, seconds "
+                f"(pass^{run['trials']} {run['passed']})"
+            )
+            found.append(
+                {**_target(name, run["seconds"], run["target_seconds"], False), "holds": evaluation.holds(run)}
+            )
     return found
 
 

@@ -268,8 +268,9 @@ def main() -> int:
         result["scale"] = asyncio.run(scale(args))
     if "eval" not in args.skip:
         count, trials = (10, 2) if args.quick else (40, 4)
-        progress(f"eval: {count} tasks x {trials} trials of the scripted agent, --parallel 8 ...")
-        result["eval"] = evaluation.run(count, trials)
+        for mode in evaluation.MODES:
+            progress(f"eval ({mode}): {count} tasks x {trials} trials of the scripted agent, --parallel 8 ...")
+            result["eval" if mode == "brief" else f"eval_{mode}"] = evaluation.run(count, trials, mode=mode)
     result["elapsed_s"] = round(time.monotonic() - STARTED, 1)
     result["targets"] = report.targets(result)
     args.out.write_text(json.dumps(result, indent=2) + "\n")

@@ -5,12 +5,15 @@ agent written in any language would; an SDK-based agent gets the same from `mcp.
 
 Run by `aftersales eval --agent "python examples/scripted_agent.py"`, it reads the three variables the harness sets:
 AFTERSALES_MCP_URL, AFTERSALES_TOKEN and AFTERSALES_TASK_FILE (the brief, docs/tasks.md). It prints its final words
-to the customer on stdout.
+to the customer on stdout. With `--mode conversation` the brief holds only the customer's opening message and the
+harness sets AFTERSALES_CUSTOMER_URL too: the agent then asks the customer for what it needs
+(scripted_conversation.py).
 
 `--mistake` makes it wrong on purpose, so the harness can show that it catches each mistake:
   wrong-kind      refunds without taking the item back (refund_only instead of return_and_refund)
   double-create   opens the ticket a second time with a fresh idempotency key
   ignore-decline  when the customer declines or cancels a form, opens the ticket anyway
+and, in a conversation, no-ask, no-tell and ignore-refusal (scripted_conversation.py).
 
 `--no-forms` makes its client one that cannot show forms (as on a framework without elicitation): the server then
 asks nothing mid-call, and the agent asks the customer itself, taking their answers from the brief's forms. It
@@ -29,8 +32,12 @@ import urllib.request
 from dataclasses import dataclass
 from typing import Any
 
+import scripted_conversation
+
 REFUNDS = ("refund_only", "return_and_refund")
 PROTOCOL = "2026-07-28"
+BRIEF_MISTAKES = ("wrong-kind", "double-create", "ignore-decline")
+CONVERSATION_MISTAKES = ("no-ask", "no-tell", "ignore-refusal")
 
 
 @dataclass
@@ -259,15 +266,24 @@ class ScriptedAgent:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--mistake", choices=("wrong-kind", "double-create", "ignore-decline"))
+    parser.add_argument("--mistake", choices=(*BRIEF_MISTAKES, *CONVERSATION_MISTAKES))
     parser.add_argument("--no-forms", action="store_true", help="a client that cannot show forms (no elicitation)")
     args = parser.parse_args()
     with open(os.environ["AFTERSALES_TASK_FILE"], encoding="utf-8") as file:
         brief = json.load(file)
+    token = os.environ["AFTERSALES_TOKEN"]
+    if brief["format"] == scripted_conversation.FORMAT:
+        # The customer's form answers (forms == "client") are theirs to give when the client shows them a form.
+        client = Mcp(os.environ["AFTERSALES_MCP_URL"], token, brief.get("form_answers", {}), not args.no_forms)
+        channel = scripted_conversation.Channel(os.environ["AFTERSALES_CUSTOMER_URL"], token)
+        mistake = args.mistake if args.mistake in CONVERSATION_MISTAKES else None
+        print(scripted_conversation.ConversationAgent(client, channel, brief, mistake).serve())
+        return
     # When the world does not answer its own forms (brief["forms"] == "client"), this client answers as the customer.
     forms = brief["customer"].get("forms", {})
-    client = Mcp(os.environ["AFTERSALES_MCP_URL"], os.environ["AFTERSALES_TOKEN"], forms, not args.no_forms)
-    print(ScriptedAgent(client, brief, args.mistake).serve())
+    client = Mcp(os.environ["AFTERSALES_MCP_URL"], token, forms, not args.no_forms)
+    mistake = args.mistake if args.mistake in BRIEF_MISTAKES else None
+    print(ScriptedAgent(client, brief, mistake).serve())
 
 
 if __name__ == "__main__":

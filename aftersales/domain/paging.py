@@ -15,7 +15,8 @@ from aftersales.domain.errors import InvalidArguments
 
 DEFAULT_LIMIT = 10
 MAX_LIMIT = 50
-CURSOR_PATTERN = r"^[A-Za-z0-9_.-]{16,400}$"  # payload.signature, each unpadded URL-safe base64
+CURSOR_LONGEST = 400  # characters: room for any position this server writes, and a bound on what it reads
+CURSOR_PATTERN = rf"^[A-Za-z0-9_.-]{{16,{CURSOR_LONGEST}}}$"  # payload.signature, each unpadded URL-safe base64
 T = TypeVar("T")
 
 

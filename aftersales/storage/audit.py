@@ -22,6 +22,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from aftersales.clock import now
 from aftersales.domain.errors import ServiceUnavailable
+from aftersales.domain.paging import CURSOR_LONGEST
 from aftersales.storage.models import ToolCall
 from aftersales.storage.unit_of_work import UnitOfWork
 
@@ -32,6 +33,8 @@ SECRET_WORDS = ("token", "secret", "password", "authorization", "state")
 PERSONAL_WORDS = ("email", "phone")
 HIDDEN_WORDS = SECRET_WORDS + PERSONAL_WORDS
 TEXT_LIMIT = 120  # characters kept of any text inside the arguments
+# Texts kept whole up to their schema's bound: a cut cursor would not show which page a caller asked for.
+TEXT_LIMITS = {"cursor": CURSOR_LONGEST}
 NESTING_LIMIT = 4  # containers deeper than this are not kept; the tools take flat arguments
 ITEMS_LIMIT = 50  # items kept of any list or object inside the arguments
 ARGUMENTS_LIMIT = 4000  # characters of stored arguments JSON; bounds a record whatever a caller sends
@@ -77,7 +80,7 @@ def _kept(name: str, value: Any, depth: int) -> Any:
     if any(word in name.lower() for word in HIDDEN_WORDS):
         return "[redacted]"
     if isinstance(value, str):
-        return _cut(value)
+        return _cut(value, TEXT_LIMITS.get(name, TEXT_LIMIT))
     if isinstance(value, dict | list) and depth >= NESTING_LIMIT:
         return "[nested]"
     if isinstance(value, dict):

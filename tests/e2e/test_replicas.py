@@ -133,7 +133,9 @@ def _untouched_in_window_order(fleet: Fleet) -> str:
         "SELECT o.id FROM orders o JOIN order_lines l ON l.order_id = o.id JOIN products p ON p.sku = l.sku "
         "WHERE o.status = 'delivered' AND o.delivered_at > now() - interval '5 days' AND p.returnable "
         "AND o.payment_method <> 'gift_card' AND NOT EXISTS (SELECT 1 FROM tickets t WHERE t.order_id = o.id) "
-        "GROUP BY o.id HAVING count(*) = 1 ORDER BY o.id LIMIT 1"
+        # Counted apart from the join: filtered by p.returnable first, an order whose other line is not returnable
+        # would pass as a single-line one (which order that is depends on the hour the data was anchored).
+        "AND (SELECT count(*) FROM order_lines n WHERE n.order_id = o.id) = 1 ORDER BY o.id LIMIT 1"
     )
     with engine_at(fleet.database_url) as engine, engine.connect() as connection:
         order_id = connection.scalar(query)

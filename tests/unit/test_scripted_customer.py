@@ -350,3 +350,22 @@ def test_a_mistake_or_change_of_mind_must_name_a_fact_or_want_the_customer_has_a
 
 def test_a_change_of_mind_about_a_want_without_a_form_is_valid():
     assert with_script(TSHIRTS, changes_mind={"kind": "repair"}, forms={}).changes_mind == {"kind": "repair"}
+
+
+def test_a_fact_asked_twice_in_one_sentence_is_given_once():
+    reply = ScriptedCustomer(TSHIRTS).reply("What's your order number, and which item on the order is it about?")
+    assert reply.revealed == ("order_id", "product")
+    assert reply.text == "My order number is O-2026-001410. It's the Cotton T-Shirt 3-Pack."
+
+
+def test_a_refused_cancellation_that_says_when_a_ticket_can_be_cancelled_does_not_meet_the_need():
+    refusal = (
+        "I'm sorry, but I can't cancel ticket T-2026-0335: it is in the repair stage. "
+        "A ticket can be cancelled only in the review or awaiting_return stage."
+    )
+    assert ScriptedCustomer(CANCEL).reply(refusal).reason == "refused_and_told"
+
+
+def test_an_item_excluded_from_returns_is_a_refusal_told_with_its_reason():
+    refusal = "I'm sorry, but the essence cannot be returned. Items of this kind are excluded from returns for hygiene."
+    assert ScriptedCustomer(TSHIRTS).reply(refusal).reason == "refused_and_told"

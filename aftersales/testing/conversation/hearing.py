@@ -20,12 +20,15 @@ REFUSAL = rx(
 REASON = rx(
     r"\b(because|since|due to|as it|as the|as your|as this|as they|policy|window|eligib\w*|returnable|already)\b",
     r"\b(past|expired|outside|only|limit|warranty|exist|exists|find|found|record|status|stage|allowed|rule|yet)\b",
+    r"\b(excluded|exclusion|hygiene|safety)\b",
     r"\bso (a|the|i|we|it|this|that|there)\b",
 )
 # For an open_ticket need: a sentence with a ticket number and these is about another ticket, not a new one.
 OTHER_TICKET = rx(r"\b(already|existing|another|earlier|previous|open ticket)\b")
 CANCELLED = rx(r"\b(cancelled|canceled|withdrawn|closed)\b")
 NEGATION = rx(r"\b(not|cannot|unable|never|no longer|afraid|unfortunately)\b")
+# "A ticket can be cancelled only in review": a sentence about when a cancellation could happen is no cancellation.
+CONDITIONAL = rx(r"\b(can|could|may|might|only|if|unless|until)\b")
 STATUS = rx(
     r"\b(under review|in review|being reviewed|review stage|awaiting (the |your )?(return|parcel)|in repair)\b",
     r"\b(being repaired|repair stage|refund stage|refunding|being refunded|refunded|completed|closed|finished)\b",

@@ -55,7 +55,9 @@ def asked(message: str) -> list[str]:
         asks = [_facts(clause) for clause in clauses(sentence_norm(sentence))]
         if any(set(hits) - {"confirm"} for hits in asks):  # "can you confirm your email?" asks for the email
             asks = [[name for name in hits if name != "confirm"] for hits in asks]
-        found += [name for hits in asks for name in hits if name not in found]
+        for name in (name for hits in asks for name in hits):
+            if name not in found:  # a fact asked twice (in two clauses) is given once
+                found.append(name)
     return found
 
 

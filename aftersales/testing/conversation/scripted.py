@@ -130,7 +130,8 @@ class ScriptedCustomer:
                 about_another = reading.matches(norm, (*hearing.REFUSAL, *hearing.OTHER_TICKET))
                 met = bool(vocabulary.TICKET_NUMBER.search(sentence)) and not about_another
             elif action == "cancel_ticket":
-                met = reading.matches(norm, hearing.CANCELLED) and not reading.matches(norm, hearing.NEGATION)
+                hedged = (*hearing.NEGATION, *hearing.CONDITIONAL)
+                met = reading.matches(norm, hearing.CANCELLED) and not reading.matches(norm, hedged)
             else:
                 met = reading.matches(norm, hearing.STATUS)
             if met:
