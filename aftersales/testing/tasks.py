@@ -240,8 +240,9 @@ class CallPattern(Strict):
     arguments: dict[str, Matcher] = Field(default_factory=dict)
     only_with_forms: bool = Field(
         default=False,
-        description="Required only of an agent whose client can show forms; one that cannot confirms with the "
-        "customer itself and may rightly never make this call (a confirmation the customer declines, say).",
+        description="Required only of an agent whose client can show forms, in brief mode; one that cannot, or one "
+        "in a conversation, confirms with the customer itself and may rightly never make this call (a confirmation "
+        "the customer declines, say).",
     )
 
 
