@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import scripted_conversation
+from scripted_conversation import delivery_day
 
 REFUNDS = ("refund_only", "return_and_refund")
 PROTOCOL = "2026-07-28"
@@ -139,7 +140,10 @@ class ScriptedAgent:
         """Do what the customer wants; return what to tell them."""
         action = self.wants["action"]
         if action == "check_ticket":
-            reply = self.call("after_sales_query_ticket", {"ticket_id": self.knows["ticket_id"]})
+            ticket_id = self.knows.get("ticket_id") or self.find_ticket()
+            if ticket_id is None:
+                return "I could not find that ticket; could you give me its number?"
+            reply = self.call("after_sales_query_ticket", {"ticket_id": ticket_id})
             return reply.text if reply.error else f"Ticket {reply.data['ticket_id']}: {reply.data['next_step']}"
         if action == "cancel_ticket":
             if "ticket_id" not in self.knows:
@@ -159,34 +163,48 @@ class ScriptedAgent:
         return self.open_ticket()
 
     def find_ticket(self) -> str | None:
-        """The newest ticket of the order holding the product the customer names, found by their email."""
-        found = self.call("after_sales_find_orders", {"email": self.knows["email"]})
-        for order in (found.data or {}).get("orders", []):
-            if self.knows.get("product", "") in order.get("items", ""):
-                listed = self.call("after_sales_list_tickets", {"order_id": order["order_id"]})
-                for ticket in (listed.data or {}).get("tickets", []):
-                    return str(ticket["ticket_id"])
-        return None
+        """The newest ticket on the order line the customer means (tickets come newest first)."""
+        where = self.find_line()
+        if where is None:
+            return None
+        order_id, line_no = where
+        listed = self.call("after_sales_list_tickets", {"order_id": order_id})
+        tickets = [t for t in (listed.data or {}).get("tickets", []) if t["item"].get("line_no", line_no) == line_no]
+        return str(tickets[0]["ticket_id"]) if tickets else None
+
+    def orders(self) -> list[str]:
+        """The customer's orders: the number they gave, or those found by their email, phone or customer id."""
+        if "order_id" in self.knows:
+            return [self.knows["order_id"]]
+        product = self.knows.get("product", "")
+        for field in ("email", "phone", "customer_id"):
+            if field in self.knows:
+                found = self.call("after_sales_find_orders", {field: self.knows[field]})
+                orders = [order for order in (found.data or {}).get("orders", []) if product in order.get("items", "")]
+                day = delivery_day(str(self.knows.get("delivered_on", "")))  # which of several, when they said
+                orders = [order for order in orders if str(order.get("delivered_at", "")).startswith(day)] or orders
+                return [order["order_id"] for order in orders]
+        return []
 
     def find_line(self) -> tuple[str, int] | None:
-        """The order and line the customer means: as they told us, or looked up by their email."""
-        if "order_id" in self.knows:
-            return self.knows["order_id"], int(self.knows.get("line_no", 1))
-        found = self.call("after_sales_find_orders", {"email": self.knows["email"]})
-        product = self.knows.get("product", "")
-        for order in (found.data or {}).get("orders", []):
-            if product in order.get("items", ""):
-                detail = self.call("after_sales_get_order", {"order_id": order["order_id"]})
-                for line in (detail.data or {}).get("lines", []):
-                    if line["name"] == product:
-                        return order["order_id"], int(line["line_no"])
+        """The order and line the customer means; None when they never said which item of several."""
+        product = self.knows.get("product")
+        for order_id in self.orders():
+            if "line_no" in self.knows:
+                return order_id, int(self.knows["line_no"])
+            lines = (self.call("after_sales_get_order", {"order_id": order_id}).data or {}).get("lines", [])
+            if product is None and len(lines) == 1:
+                return order_id, int(lines[0]["line_no"])
+            for line in lines:
+                if line["name"] == product:
+                    return order_id, int(line["line_no"])
         return None
 
     def open_ticket(self) -> str:
         """Estimate (for refunds), then create; a repair when the window closed and the customer accepts one."""
         where = self.find_line()
         if where is None:
-            return "I could not find that order; could you give me the order number?"
+            return "I could not tell which order and item this is about; which one is it?"
         order_id, line_no = where
         kind = self.wants["kind"]
         if self.mistake == "wrong-kind" and kind == "return_and_refund":

@@ -4,9 +4,12 @@ Run by `aftersales eval --mode conversation`, the agent's brief holds only the c
 learns by asking over the trial's customer channel (AFTERSALES_CUSTOMER_URL: POST {"message": ...} with the trial's
 bearer token, docs/tasks.md). It asks in ordinary English, one or two things a message: what they would like, the
 order number (or the email or phone to look the order up with), which item, how many when they bought several, the
-reason and what happened, and, when the server cannot ask it (a client without forms), where the refund goes and
-whether to go ahead. It reads the customer's answers with a few patterns, as a simple rule-based bot would, then tells
-the customer the ticket number, the refund, or why the policy refuses, and says goodbye.
+reason and what happened, where the refund goes, and whether to go ahead before any write (forms or not, so the
+customer's yes, or change of mind, is in the conversation). A number or email that finds nothing is told to the
+customer so they can correct it; an item on several orders is picked by the delivery day they name; an item never
+named on an order of several lines is not guessed. It reads the customer's answers with a few patterns, as a simple
+rule-based bot would, then tells the customer the ticket number, the refund, or why the policy refuses, and says
+goodbye.
 
 Deliberate mistakes (`--mistake`), so the harness can show each conversation rule catching one:
   no-ask          asks only for the order number (or the email or phone to find it) and guesses the rest from the
@@ -32,6 +35,20 @@ EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 PHONE = re.compile(r"\+?\d[\d ()-]{7,}\d")
 CUSTOMER = re.compile(r"\bC-\d{4,}\b")
 ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
+MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
 NUMBERS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 # What the customer's words say about the help they want, most specific first.
 KINDS = (
@@ -67,6 +84,7 @@ AGENT_ADVICE = re.compile(
     r"^(Tell the customer|Do not|Nothing more to do|This request was already handled)|after_sales_|idempotency",
     re.IGNORECASE,
 )
+METHOD_QUESTION = "Would you like the refund to your original payment method or as store credit?"
 PROMISE = "Good news: your refund is on its way, and you will have your money back within a few days."
 
 
@@ -132,6 +150,14 @@ def next_step(data: dict[str, Any]) -> str:
         if not AGENT_ADVICE.search(sentence) and not TICKET.fullmatch(sentence.rstrip("."))
     ]
     return " ".join(said)
+
+
+def delivery_day(text: str) -> str:
+    """The day an answer names ("It arrived on 25 November 2026.") as YYYY-MM-DD, or "" when it names none."""
+    found = re.search(r"\b(\d{1,2}) ([A-Z][a-z]+) (\d{4})\b", text)
+    if found is None or found.group(2) not in MONTHS:
+        return ""
+    return f"{found.group(3)}-{MONTHS.index(found.group(2)) + 1:02d}-{int(found.group(1)):02d}"
 
 
 def words(text: str) -> set[str]:
@@ -214,7 +240,8 @@ class ConversationAgent:
         else:
             data = reply.data
             status = str(data["status"]).replace("_", " ")
-            message = f"The status of {self.ticket(data['ticket_id'])} is {status}."
+            stage = str(data.get("stage") or data["status"]).replace("_", " ")
+            message = f"{self.ticket(data['ticket_id']).capitalize()} is at the {stage} stage (status {status})."
             if data.get("refund"):
                 message += f" The refund is {data['refund']['display']}."
             message += f" {next_step(data)}"
@@ -225,8 +252,9 @@ class ConversationAgent:
         """Cancel a ticket, asking why (and, without forms, whether to go ahead) first."""
         reason = "The customer asked to cancel it."
         if self.mistake != "no-ask":
-            reason = self.ask("Could you give me a short description of why you want to cancel, for the ticket?")
-        if not self.client.shows_forms and not self.yes(f"Shall I go ahead and cancel {self.ticket(ticket_id)}?"):
+            reason = self.ask("What happened, and why would you like to cancel?")
+        # Asked in the chat before every write, forms or not (with where the ticket stands): the yes is on the timeline.
+        if self.mistake != "no-ask" and not self.yes(f"{self.standing(ticket_id)} Shall I go ahead and cancel it?"):
             message = f"All right, I have left {self.ticket(ticket_id)} as it is."
             self.finish(message)
             return message
@@ -241,6 +269,14 @@ class ConversationAgent:
             message = f"Done: {self.ticket(ticket_id)} is now cancelled. {next_step(reply.data)}"
         self.finish(message)
         return message
+
+    def standing(self, ticket_id: str) -> str:
+        """Where a ticket stands, in a sentence for the customer (looked up; its number when the lookup fails)."""
+        reply = self.client.call_tool("after_sales_query_ticket", {"ticket_id": ticket_id})
+        if reply.error or reply.data is None:
+            return f"That is {self.ticket(ticket_id)}."
+        stage = str(reply.data.get("stage") or reply.data["status"]).replace("_", " ")
+        return f"{self.ticket(ticket_id).capitalize()} is at the {stage} stage."
 
     def yes(self, question: str) -> bool:
         """Ask a yes-or-no question; whether the customer said yes."""
@@ -276,12 +312,23 @@ class ConversationAgent:
             else:
                 answer = self.ask("What's your order number, and which item on the order is it about?")
             order_id, item = first(ORDER, answer), answer
-        if order_id is None:
-            order_id = self.look_up(item)
-        if order_id is None:
-            return None
-        order = self.client.call_tool("after_sales_get_order", {"order_id": order_id}).data or {}
-        line = self.pick_line(order.get("lines", []), item)
+        order: dict[str, Any] = {}
+        for _ in range(2):  # a number the server does not know is told, so the customer can check it
+            if order_id is None:
+                order_id = self.look_up(item)
+            if order_id is None:
+                return None
+            found = self.client.call_tool("after_sales_get_order", {"order_id": order_id})
+            if found.data is not None and not found.error:
+                order = found.data
+                break
+            order_id = first(ORDER, self.ask(f"I can't find order {order_id}. Could you check the number?"))
+        lines = order.get("lines", [])
+        line = self.pick_line(lines, item)
+        if line is None and self.mistake != "no-ask":
+            line = self.pick_line(lines, self.ask("Which item on the order is it about?"))
+        if line is None and self.mistake == "no-ask" and lines:
+            line = lines[0]  # the guess a careless agent makes
         return (order_id, line) if line else None
 
     def look_up(self, item: str) -> str | None:
@@ -292,18 +339,25 @@ class ConversationAgent:
             ("What's your customer ID?", CUSTOMER, "customer_id"),
         ):
             value = first(pattern, self.ask(question))
-            if value is None:
-                continue
-            found = self.client.call_tool("after_sales_find_orders", {field: value})
-            orders = (found.data or {}).get("orders", [])
-            if orders:
-                return self.pick_order(orders, item)
+            for _ in range(2):  # one that finds nothing is told, so the customer can check it
+                if value is None:
+                    break
+                found = self.client.call_tool("after_sales_find_orders", {field: value})
+                orders = (found.data or {}).get("orders", [])
+                if orders:
+                    return self.pick_order(orders, item)
+                value = first(pattern, self.ask(f"I can't find any orders for {value}. Could you check it?"))
         return None
 
     def pick_order(self, orders: list[dict[str, Any]], item: str) -> str:
-        """The order holding the item the customer named, the newest when several do (orders come newest first)."""
+        """The order holding the item the customer named; asked when it arrived if several do (newest first)."""
         named = words(self.item_name(item) or "")
         fitting = [order for order in orders if named & words(order.get("items", ""))] or orders
+        if len(fitting) > 1 and named and self.mistake != "no-ask":
+            question = f"I can see that item on {len(fitting)} of your orders. When did the one you mean arrive?"
+            answer = self.ask(question)
+            day = delivery_day(answer)
+            fitting = [order for order in fitting if str(order.get("delivered_at", "")).startswith(day)] or fitting
         return str(fitting[0]["order_id"])
 
     def item_name(self, answer: str) -> str | None:
@@ -314,16 +368,18 @@ class ConversationAgent:
         return found.group(1)
 
     def pick_line(self, lines: list[dict[str, Any]], answer: str) -> dict[str, Any] | None:
-        """The line the customer means: by its place on the order, by the words of its name, or the only one."""
+        """The line the customer means: by its place, by the words of its name, or the only one; None if unsaid."""
         if not lines:
             return None
         place = re.search(r"the (\w+) item on the order", answer)
         if place and place.group(1) in ORDINALS:
             number = ORDINALS.index(place.group(1)) + 1
             return next((line for line in lines if line["line_no"] == number), None)
+        if len(lines) == 1:
+            return lines[0]
         named = words(self.item_name(answer) or self.opening)
         scored = sorted(lines, key=lambda line: -len(named & words(line["name"])))
-        return scored[0]
+        return scored[0] if named & words(scored[0]["name"]) else None
 
     # -- opening a ticket ----------------------------------------------------------------------------------------
     def open_ticket(self, kind: str) -> str:
@@ -353,10 +409,18 @@ class ConversationAgent:
             "idempotency_key": self.key,
         }
         method = keyword(METHODS, self.opening)
+        if kind in REFUNDS and method is None and self.mistake != "no-ask":
+            method = keyword(METHODS, self.ask(METHOD_QUESTION))
         if method:
             arguments["refund_method"] = method
+        if self.channel.ended:  # they stopped answering: nothing they did not tell us is written
+            return "The customer left before telling me what I needed, so I have not opened anything."
         if kind in REFUNDS:
             return self.refund(arguments, line)
+        if self.mistake != "no-ask" and not self.yes("Shall I go ahead and open that for you?"):
+            message = "All right, I have not opened anything."
+            self.finish(message)
+            return message
         return self.tell(self.create(arguments))
 
     def how_many(self, answer: str) -> int:
@@ -388,13 +452,24 @@ class ConversationAgent:
             return message
         arguments["quote_id"] = estimate.data["quote_id"]
         total = estimate.data["total_display"]
-        # Without forms the server asks nothing mid-call: the agent confirms in the chat before calling.
-        confirming = not self.client.shows_forms and self.mistake != "no-ask"
-        if confirming and not self.yes(f"You would get {total} back. Shall I go ahead and open the return?"):
+        # The agent confirms in the chat before calling, forms or not, so the customer's yes is on the timeline.
+        if self.mistake != "no-ask" and not self.agrees(arguments, total):
             message = f"All right, I have not opened anything. The refund would have been {total}."
             self.finish(message)
             return message
         return self.tell(self.create(arguments), total)
+
+    def agrees(self, arguments: dict[str, Any], total: str) -> bool:
+        """Ask the customer to confirm the refund; a change of refund method is taken, then confirmed again."""
+        for _ in range(3):
+            method = {"store_credit": " as store credit", "original_payment": " to your original payment method"}
+            where = method.get(str(arguments.get("refund_method")), "")
+            answer = self.ask(f"You would get {total} back{where}. Shall I go ahead and open the return?")
+            changed = keyword(METHODS, answer)
+            if changed is None or changed == arguments.get("refund_method"):
+                return answer.lower().startswith("yes")
+            arguments["refund_method"] = changed
+        return False
 
     def estimate(self, arguments: dict[str, Any]) -> "Reply":
         """Estimate the refund of the line."""
@@ -415,9 +490,7 @@ class ConversationAgent:
                 reply = self.retrying("after_sales_create_ticket", arguments)
             elif reply.kind == "input_needed" and "refund_method" not in arguments:
                 # The server could not ask where the refund goes: ask the customer, then call again with the same key.
-                method = keyword(
-                    METHODS, self.ask("Would you like the refund to your original payment method or as store credit?")
-                )
+                method = keyword(METHODS, self.ask(METHOD_QUESTION))
                 if method is None:
                     return None
                 arguments["refund_method"] = method

@@ -66,6 +66,8 @@ def _untold(fact: str, task: Task, timeline: list[Entry]) -> list[str]:
         )
     if fact == "refusal":
         return _refusals_told(timeline)
+    if fact == "stage":
+        return _produced_and_told(timeline, "the ticket's stage", _stages, says_text)
     value = task.customer.knows[fact]  # a fact the customer gave (Task checks it is text or a number)
     assert isinstance(value, str | int | float)
     if any(_agent_says(turn) and says_value(_text(turn), value) for turn in timeline):
@@ -129,6 +131,14 @@ def _ticket_ids(entry: Entry) -> list[str]:
         return [str(result["ticket_id"])] if result.get("ticket_id") else []
     ticket = result.get("ticket") if entry.get("tool") in WRITES else None
     return [str(ticket["ticket_id"])] if isinstance(ticket, Mapping) and ticket.get("ticket_id") else []
+
+
+def _stages(entry: Entry) -> list[str]:
+    """The stage of a ticket a query showed ("awaiting_return" is told as "awaiting return")."""
+    result = entry.get("result")
+    if entry.get("tool") != QUERY_TICKET or not isinstance(result, Mapping) or not result.get("stage"):
+        return []
+    return [str(result["stage"])]
 
 
 def _amounts(entry: Entry) -> Iterator[tuple[int, str]]:

@@ -14,7 +14,7 @@ from aftersales.domain.calls import ARGUMENT_ERRORS, CREATE_TICKET
 from aftersales.domain.errors import InputNeeded, RuleViolation
 from aftersales.testing.matching import MISSING, matches, show
 from aftersales.testing.tasks import CallPattern, CallRules
-from aftersales.worlds.trace import tool_calls
+from aftersales.worlds.trace import is_turn, tool_calls
 
 Entry = Mapping[str, Any]
 INVALID_PARAMS = "jsonrpc_-32602"
@@ -45,9 +45,11 @@ def calls(trace: Sequence[Entry]) -> list[Entry]:
 
 def rule_problems(rules: CallRules, trace: Sequence[Entry]) -> list[str]:
     """Every rule the calls broke; empty when all hold (a conversation's turns are not calls)."""
+    # A conversation's agent can confirm in the chat as a client without forms does (only_with_forms excuses both).
+    conversing = any(is_turn(entry) for entry in trace)
     trace = tool_calls(trace)
     made = calls(trace)
-    forms = any(entry.get("client_forms") for entry in trace)
+    forms = any(entry.get("client_forms") for entry in trace) and not conversing
     problems = [_missing(pattern, made, forms) for pattern in rules.must_call]
     problems += [f"called {tool}, which the task forbids" for tool in rules.must_not_call if _count(made, tool)]
     if rules.max_calls is not None and len(made) > rules.max_calls:

@@ -17,7 +17,7 @@ DEFAULT_CLOCK = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)  # every task's world is
 TASK_ID = r"^[a-z0-9][a-z0-9-]{2,63}$"
 DURATION = r"^\d+[smhd]$"
 DEFAULT_TURN_LIMIT = 12  # agent messages a conversation allows when the task sets no limit of its own
-TOLD = ("ticket_id", "refund_amount", "refusal")  # what `communicate` may name besides the customer's facts
+TOLD = ("ticket_id", "refund_amount", "refusal", "stage")  # what `communicate` may name besides the customer's facts
 # "${name.path}": a field of an earlier call's saved result, as a whole argument value or anywhere in a say text.
 SAVED = re.compile(r"\$\{([a-z_][a-z0-9_]*)\.([A-Za-z0-9_.]+)\}")
 REFERENCE = re.compile(rf"^{SAVED.pattern}$")
@@ -180,8 +180,16 @@ class Customer(Strict):
         return value
 
     def facts(self) -> list[str]:
-        """The names of what they can reveal in a conversation: their knows, story, each wants field set, confirm."""
-        wanted = self.wants.model_dump(exclude={"action"}, exclude_none=True)
+        """The names of what they can reveal in a conversation: their knows, story, each wants field set, confirm.
+
+        A refund method counts when a form answer gives it, as the scripted customer answers the question from it.
+        """
+        wanted = [
+            name
+            for name in Wants.model_fields
+            if name != "action"
+            and (self._wanted(name) if name == "refund_method" else getattr(self.wants, name)) is not None
+        ]
         return [*self.knows, "story", *(f"wants.{name}" for name in wanted), "confirm"]
 
 
@@ -232,8 +240,9 @@ class CallPattern(Strict):
     arguments: dict[str, Matcher] = Field(default_factory=dict)
     only_with_forms: bool = Field(
         default=False,
-        description="Required only of an agent whose client can show forms; one that cannot confirms with the "
-        "customer itself and may rightly never make this call (a confirmation the customer declines, say).",
+        description="Required only of an agent whose client can show forms, in brief mode; one that cannot, or one "
+        "in a conversation, confirms with the customer itself and may rightly never make this call (a confirmation "
+        "the customer declines, say).",
     )
 
 
@@ -265,7 +274,7 @@ class ConversationRules(Strict):
     )
     communicate: list[str] = Field(
         default_factory=list,
-        description="Facts the agent must tell the customer: ticket_id, refund_amount, refusal, or a key of "
+        description="Facts the agent must tell the customer: ticket_id, refund_amount, refusal, stage, or a key of "
         "customer.knows (docs/tasks.md says how each is checked).",
     )
     turn_limit: int = Field(

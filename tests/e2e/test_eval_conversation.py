@@ -32,7 +32,7 @@ def with_rule(test: Callable[[ConversationRules], bool]) -> set[str]:
 def test_the_scripted_agent_passes_every_shipped_task_in_a_conversation(tmp_path: Path):
     code, report = run(tmp_path, AGENT, "--mode", "conversation", tasks=[task.id for task in TASKS])
     assert code == 0, failed(report)
-    assert report["overall"]["verdicts"]["pass"] == len(TASKS) == 52
+    assert report["overall"]["verdicts"]["pass"] == len(TASKS)
     # It asked for the order number and what happened before it wrote, and told the ticket number and the refund.
     turns = [entry for entry in trajectory(tmp_path, "refund-tshirts-store-credit") if entry.get("type") == "turn"]
     revealed = {name for turn in turns for name in turn["revealed"]}

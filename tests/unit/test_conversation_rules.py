@@ -186,6 +186,19 @@ def test_a_queried_ticket_is_told_from_the_query_and_no_ticket_at_all_is_nothing
     ]
 
 
+def test_a_queried_tickets_stage_is_told_in_words_and_another_stage_or_none_fails():
+    task = a_task(communicate=["stage"])
+    queried = call(2, QUERY, arguments={"ticket_id": "T-2026-0325"}, result={"stage": "awaiting_return"})
+    opening = turn(1, "customer", "Where is my return?")
+    assert conversation_problems(task, [opening, queried, turn(3, "agent", "It is awaiting return.")]) == []
+    assert conversation_problems(task, [opening, queried, turn(3, "agent", "It is under review.")]) == [
+        "communicate: no agent turn after call #2 (after_sales_query_ticket) told the ticket's stage, awaiting_return"
+    ]
+    assert conversation_problems(task, [opening, call(2, FIND)]) == [
+        "communicate: no call produced the ticket's stage to tell"
+    ]
+
+
 def test_the_refund_amount_is_told_in_any_of_its_usual_forms():
     task = a_task(communicate=["refund_amount"])
     for said in ("€49.90", "49.90 EUR", "EUR 49.90", "49.9", "4990 cents", "49,90 €", "49.90 euros"):

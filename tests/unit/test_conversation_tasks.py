@@ -127,3 +127,16 @@ def test_the_conversation_example_in_the_docs_is_a_task_that_loads(tmp_path: Pat
     task = load_file(path)
     assert task.conversation is not None and task.conversation.must_ask
     assert any(step.say for step in task.reference) and any(step.call for step in task.reference)
+
+
+def test_a_refund_method_given_only_by_a_form_answer_is_a_fact_the_customer_can_give():
+    customer = document()["customer"] | {
+        "wants": {"action": "open_ticket", "kind": "return_and_refund"},
+        "forms": {
+            "after_sales_create_ticket:refund_method": {
+                "action": "accept",
+                "content": {"refund_method": "store_credit"},
+            }
+        },
+    }
+    assert "wants.refund_method" in Task.model_validate(document(customer=customer)).customer.facts()

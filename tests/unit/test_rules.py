@@ -124,6 +124,13 @@ def test_a_call_required_only_with_forms_is_required_of_a_client_that_can_show_t
     assert rule_problems(wanted, []) == [f"never called {ESTIMATE}"]
 
 
+def test_a_call_required_only_with_forms_is_not_required_in_a_conversation_where_the_agent_confirms_in_the_chat():
+    wanted = rules(must_call=[ESTIMATE, {"tool": CREATE, "only_with_forms": True}])
+    asked = {"format": "aftersales-trace/1", "type": "turn", "speaker": "agent", "text": "Shall I go ahead?", "seq": 2}
+    declined = asked | {"speaker": "customer", "text": "No, please don't.", "seq": 3}
+    assert rule_problems(wanted, [entry(1, ESTIMATE, client_forms=True), asked, declined]) == []
+
+
 def test_conversation_turns_in_the_trace_are_not_calls_and_break_no_rule():
     said = {"format": "aftersales-trace/1", "type": "turn", "speaker": "agent", "text": "Which order?", "seq": 1}
     trace = [said, entry(2, ESTIMATE), said | {"seq": 3, "speaker": "customer"}]

@@ -1,5 +1,6 @@
 """The task format: the shipped tasks load and follow the published schema, which the models generate."""
 
+from collections.abc import Callable
 from pathlib import Path
 
 import jsonschema
@@ -10,6 +11,7 @@ from aftersales.testing import schemas
 from aftersales.testing.loader import TaskError, load, load_file, runnable, shipped_tasks
 from aftersales.testing.reference import resolve
 from aftersales.testing.scoring import expects_change
+from aftersales.testing.tasks import Task
 
 TASK = """\
 id: {id}
@@ -88,3 +90,55 @@ def test_a_reference_argument_names_a_field_of_an_earlier_saved_result_keeping_i
     assert resolve(["${estimate.items.0.sku}", "plain ${text}"], saved) == ["APP-006", "plain ${text}"]
     with pytest.raises(KeyError, match="names a result no earlier step saved"):
         resolve("${quote.quote_id}", saved)
+
+
+def conversation_tasks() -> list[Task]:
+    return [task for task in load() if "conversation" in task.tags]
+
+
+def test_at_least_thirty_shipped_conversation_tasks_each_need_two_facts_asked_of_the_customer():
+    tasks = conversation_tasks()
+    assert len(tasks) >= 30
+    thin = [task.id for task in tasks if task.conversation is None or len(task.conversation.must_ask) < 2]
+    assert thin == []
+
+
+def test_every_shipped_conversation_task_that_opens_a_ticket_tells_its_number():
+    untold = [
+        task.id
+        for task in conversation_tasks()
+        if task.expected.tables.get("tickets") is not None
+        and task.expected.tables["tickets"].added
+        and (task.conversation is None or "ticket_id" not in task.conversation.communicate)
+    ]
+    assert untold == []
+
+
+KINDS: dict[str, Callable[[Task], bool]] = {
+    "a wrong order number first": lambda task: "order_id" in task.customer.mistakes,
+    "a change of mind about the refund method": lambda task: "refund_method" in task.customer.changes_mind,
+    "a refusal told with nothing written": lambda task: (
+        task.conversation is not None
+        and "refusal" in task.conversation.communicate
+        and not expects_change(task.expected)
+    ),
+    "only a phone number": lambda task: (
+        "phone" in task.customer.knows
+        and not {"order_id", "email", "customer_id", "ticket_id"} & set(task.customer.knows)
+        and any(step.call == "after_sales_find_orders" and "phone" in step.arguments for step in task.reference)
+    ),
+    "the same product on two orders": lambda task: (
+        "same_product" in task.tags
+        and "order_id" not in task.customer.knows
+        and task.conversation is not None
+        and len(task.conversation.must_ask) >= 2
+    ),
+    "a customer who stops answering before anything can be written": lambda task: (
+        task.customer.stops_after is not None and not expects_change(task.expected)
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_the_shipped_conversation_tasks_hold_each_required_kind_of_customer(kind: str):
+    assert [task.id for task in conversation_tasks() if KINDS[kind](task)], f"no conversation task has {kind}"

@@ -3,7 +3,7 @@
 import re
 from collections.abc import Iterable
 
-from aftersales.testing.conversation import vocabulary
+from aftersales.testing.conversation import hearing, vocabulary
 
 
 def normalise(text: str) -> str:
@@ -77,6 +77,6 @@ def _facts(clause: str) -> list[str]:
 
 
 def statement_kind(message: str) -> str | None:
-    """Which kind of neutral statement a message is (vocabulary.STATEMENTS), if any; literal values are skipped."""
+    """Which kind of neutral statement a message is (hearing.STATEMENTS), if any; literal values are skipped."""
     norm = normalise(vocabulary.LITERAL.sub("", message))
-    return next((kind for kind, patterns in vocabulary.STATEMENTS.items() if matches(norm, patterns)), None)
+    return next((kind for kind, patterns in hearing.STATEMENTS.items() if matches(norm, patterns)), None)

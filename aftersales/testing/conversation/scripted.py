@@ -9,7 +9,7 @@ except for the customer's scripted behaviours, which depend on what was said bef
 always gets the same replies):
 
 - `mistakes`: the first time a fact is asked for, the wrong value; asked again, or told it was not found or does
-  not match (vocabulary.NOT_FOUND), "Sorry, I got that wrong." and the right one. Both reveal the fact.
+  not match (hearing.NOT_FOUND), "Sorry, I got that wrong." and the right one. Both reveal the fact.
 - `changes_mind`: the first time a wants field is asked for, the script's value; the next time it is asked, or at a
   confirmation after it was asked, "Actually, I've changed my mind." and the new value, theirs from then on. The
   engine then hands the changed customer (customer.following) to `on_change`, so the world's form answers follow.
@@ -20,7 +20,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
 
-from aftersales.testing.conversation import reading, replies, vocabulary
+from aftersales.testing.conversation import hearing, reading, replies, vocabulary
 from aftersales.testing.conversation.model import Reply
 from aftersales.testing.customer import UNSCRIPTED, answer_for, following
 from aftersales.testing.tasks import DEFAULT_TURN_LIMIT, Customer, Scalar
@@ -95,9 +95,9 @@ class ScriptedCustomer:
         """The facts still wrong that the message says were not found or do not match (all of them, unnamed)."""
         pending = [name for name in self._wrong if name not in asked]
         said = [reading.normalise(sentence) for sentence in reading.sentences(message)]
-        if not pending or not any(reading.matches(norm, vocabulary.NOT_FOUND) for norm in said):
+        if not pending or not any(reading.matches(norm, hearing.NOT_FOUND) for norm in said):
             return []
-        named = [name for name in pending if any(reading.matches(n, vocabulary.TOPICS.get(name, ())) for n in said)]
+        named = [name for name in pending if any(reading.matches(n, hearing.TOPICS.get(name, ())) for n in said)]
         return named or pending
 
     def _hear(self, message: str) -> Reply:
@@ -105,16 +105,16 @@ class ScriptedCustomer:
         said = [reading.normalise(sentence) for sentence in reading.sentences(message)]
         if self._need_met(message):
             return Reply(replies.MET, ended=True, reason="need_met")
-        if any(reading.matches(norm, vocabulary.REFUSAL) for norm in said):
-            if any(reading.matches(norm, (*vocabulary.REASON, *vocabulary.STATUS)) for norm in said):
+        if any(reading.matches(norm, hearing.REFUSAL) for norm in said):
+            if any(reading.matches(norm, (*hearing.REASON, *hearing.STATUS)) for norm in said):
                 return Reply(replies.REFUSED, ended=True, reason="refused_and_told")
             return Reply(replies.WHY_NOT)
         whole = reading.normalise(message)
-        if reading.matches(whole, vocabulary.ANYTHING_TO_ADD):
+        if reading.matches(whole, hearing.ANYTHING_TO_ADD):
             return Reply(replies.NOTHING_TO_ADD)
-        if reading.matches(whole, vocabulary.ANYTHING_ELSE):
+        if reading.matches(whole, hearing.ANYTHING_ELSE):
             return Reply(replies.ALL_SAID, ended=True, reason="nothing_left")
-        if reading.matches(whole, vocabulary.GOODBYE):
+        if reading.matches(whole, hearing.GOODBYE):
             return Reply(replies.GOODBYE, ended=True, reason="nothing_left")
         kind = reading.statement_kind(message)
         if kind is not None:
@@ -127,13 +127,13 @@ class ScriptedCustomer:
         for sentence in reading.sentences(message):
             norm = reading.normalise(sentence)
             if action == "open_ticket":
-                about_another = reading.matches(norm, (*vocabulary.REFUSAL, *vocabulary.OTHER_TICKET))
+                about_another = reading.matches(norm, (*hearing.REFUSAL, *hearing.OTHER_TICKET))
                 met = bool(vocabulary.TICKET_NUMBER.search(sentence)) and not about_another
             elif action == "cancel_ticket":
-                hedged = (*vocabulary.NEGATION, *vocabulary.CONDITIONAL)
-                met = reading.matches(norm, vocabulary.CANCELLED) and not reading.matches(norm, hedged)
+                hedged = (*hearing.NEGATION, *hearing.CONDITIONAL)
+                met = reading.matches(norm, hearing.CANCELLED) and not reading.matches(norm, hedged)
             else:
-                met = reading.matches(norm, vocabulary.STATUS)
+                met = reading.matches(norm, hearing.STATUS)
             if met:
                 return True
         return False

@@ -26,11 +26,12 @@ names a literal value without a question mark ("Your ticket number is T-2026-041
     "would a repair be OK?"                              wants.accepts_repair
     "shall I go ahead?", "can you confirm?"              confirm (only when the sentence asks nothing else)
 
-A message that asks nothing is read as one of: the agent meeting the need (a ticket number for an open_ticket need,
-"cancelled" for cancel_ticket, a stage or status for check_ticket), a refusal ("I'm afraid I can't ... because
-..."), a closing ("anything else?", "goodbye"), or a neutral statement (a greeting, a holding message such as "let
-me check that", an acknowledgement, an update such as "I can see your order"). Anything else is a miss. A customer
-who gave a fact wrong (`mistakes`) hears NOT_FOUND ("I can't find that order") as asking for it again (TOPICS).
+A message that asks nothing is read, with hearing.py's patterns, as one of: the agent meeting the need (a ticket
+number for an open_ticket need, "cancelled" for cancel_ticket, a stage or status for check_ticket), a refusal ("I'm
+afraid I can't ... because ..."), a closing ("anything else?", "goodbye"), or a neutral statement (a greeting, a
+holding message such as "let me check that", an acknowledgement, an update such as "I can see your order").
+Anything else is a miss. A customer who gave a fact wrong (`mistakes`) hears hearing.NOT_FOUND ("I can't find that
+order") as asking for it again (hearing.TOPICS).
 """
 
 import re
@@ -59,15 +60,16 @@ CLAUSE_BREAK = re.compile(
 )
 
 
-def _rx(*patterns: str) -> tuple[re.Pattern[str], ...]:
+def rx(*patterns: str) -> tuple[re.Pattern[str], ...]:
+    """Patterns compiled, to be matched on normalised text (reading.matches)."""
     return tuple(re.compile(pattern) for pattern in patterns)
 
 
-QUESTION_START = _rx(
+QUESTION_START = rx(
     r"^(and |so |also |ok |okay |great |thanks |first |next |lastly |finally )?(what|which|who|whose|when|where|how"
     r"|could|can|would|will|may|might|do|does|did|is|are|was|were|have|has|shall|should)\b"
 )
-REQUEST_CUE = _rx(
+REQUEST_CUE = rx(
     r"\bplease\b(?! (note|be aware|allow|wait|hold|bear|see|expect|keep))",
     r"\b(i|we) (will |would |also |just )?(need|require)\b",
     r"\b(let me know|tell me|share|provide|give me|send me|remind me|confirm|mind)\b",
@@ -82,28 +84,28 @@ TICKET_NUMBER = re.compile(r"\bT-\d{4}-\d{3,}\b", re.IGNORECASE)
 _KIND_WORD = r"(refund|return|exchange|replacement|replace|repair|swap|money back|send|keep|fix)\w*"
 # Fact name -> the phrasings that ask for it, on normalised text.
 FACTS: dict[str, tuple[re.Pattern[str], ...]] = {
-    "order_id": _rx(
+    "order_id": rx(
         r"\b(order|purchase) (number|no|num|id|identifier|reference|ref|code|confirmation)\b",
         r"\b(which|what) (order|purchase)\b",
         r"\bnumber (of|on|for) (the|your|that) order\b",
         r"\b(order|purchase) (is|was) (this|it|that) (about|for|from|regarding|on|under)\b",
     ),
-    "email": _rx(
+    "email": rx(
         r"\bemail address(es)?\b",
         r"\b(your|the|which|what|registered|account|contact|login|same) (\w+ )?email\b",
         r"\bemail (on|for|linked|associated|registered|tied|attached|used|you used|you registered)\b",
         r"^(and )?(your )?email\b",
     ),
-    "phone": _rx(
+    "phone": rx(
         r"\b(phone|mobile|cell|telephone|contact) (number|no)\b",
         r"\b(your|a|the) (mobile|telephone)\b",
         r"\bnumber (i|we) can (call|reach|text)\b",
         r"\b(call|reach|text) you (on|at)\b",
     ),
-    "customer_id": _rx(
+    "customer_id": rx(
         r"\b(customer|client|account|member|membership|loyalty|user) (id|identifier|number|no|code|reference)\b",
     ),
-    "name": _rx(
+    "name": rx(
         r"\b(your|full|first|last|family) name\b",
         r"\bname (is )?(it )?(on|for|under) (the|your|it)\b",
         r"\bwhat name\b",
@@ -111,56 +113,58 @@ FACTS: dict[str, tuple[re.Pattern[str], ...]] = {
         r"\bwhat (should|shall|can|may) i call you\b",
         r"\bwhose name\b",
     ),
-    "ticket_id": _rx(
+    "ticket_id": rx(
         r"\b(ticket|case|request|claim|return|rma|complaint|incident) (number|no|id|reference|ref)\b",
         r"(?<!order )\breference (number|code)\b",
         r"\b(which|what) (ticket|case|claim|request|return)\b",
         r"\bticket (do you|you) (want|would like|mean|need)\b",
     ),
-    "product": _rx(
-        r"\b(which|what) (item|product|article|model|device|thing|goods)s?\b",
+    "product": rx(
+        r"\b(which|what) (item|product|article|model|device|thing|goods|book|appliance)s?\b",
         r"\b(item|product|model)s? (is it|is this|is that|are we talking|are you)\b",
         r"\bwhat (did|have) you (buy|bought|order|purchase|get)\b",
         r"\bname of the (item|product)\b",
         r"\bwhat (are you|would you like to|do you want to|you want to) (return|send|exchang|get repaired|refund)\w*\b",
         r"\bwhat (is|was) (the|your) (item|product)\b",
     ),
-    "line_no": _rx(
+    "line_no": rx(
         r"\b(which|what) (line|position|row)\b",
         r"\bline (number|no|item)\b",
         r"\bline on the order\b",
         r"\bthe line\b(?! (of|down|across|running|on the screen))",
     ),
-    "quantity_bought": _rx(
+    "quantity_bought": rx(
         r"\b(how many|quantity|number)\b.*\b(did you (buy|order|purchase|get)|you (bought|ordered|purchased))\b",
         r"\bhow many\b.*\b(were (on|in) (the|your) order|bought|ordered|purchased|in total)\b",
         r"\bhow many (came|were) in (the|your) (order|parcel|package)\b",
     ),
-    "wants.quantity": _rx(
+    "wants.quantity": rx(
         r"\bhow many\b(?! (days|weeks|months|times|hours|minutes|years))",
         r"\b(quantity|number of (items|units|pieces|pairs))\b",
         r"\b(all|both) of them or\b",
         r"\b(just|only) (one|the one|some)\b.*\bor\b",
         r"\bor (just|only) (one|some|part)\b",
     ),
-    "delivered_on": _rx(
+    "delivered_on": rx(
         r"\bwhen\b.*\b(arrive|arrived|deliver|delivered|receive|received|get it|got it|get them|got them|come)\b",
         r"\bdelivery date\b",
         r"\b(date|day) (of|it was) (delivery|delivered|arrival)\b",
         r"\bhow long (ago|have you had)\b",
     ),
-    "ordered_on": _rx(
+    "ordered_on": rx(
         r"\bwhen (did|was|were) (you |it |they |this |the order )?(buy|bought|order|purchase|place)(ed|d)?\b",
         r"\bwhen you (bought|ordered|purchased|placed)\b",
         r"\b(order|purchase) date\b",
     ),
-    "wants.description": _rx(
+    "wants.description": rx(
         r"\bdescription\b",
         r"\bin your own words\b",
         r"\bwhat (should|shall) i (write|put|note)\b",
     ),
-    "story": _rx(
-        r"\bwhat (happened|went wrong|is wrong|seems to be|is going on|is the matter|is up)\b",
+    "story": rx(
+        r"\bwhat (exactly )?(happened|happens|is happening|went wrong|is wrong|seems to be|is going on)\b",
+        r"\bwhat (exactly )?(is the matter|is up)\b",
+        r"\bwhen did (it|they) (stop|start|break)\b",
         r"\bwhat (is|was) (the )?(issue|problem|fault|defect|trouble)\b",
         r"\b(describe|explain)\b",
         r"\btell me (more|about|what)\b",
@@ -168,14 +172,14 @@ FACTS: dict[str, tuple[re.Pattern[str], ...]] = {
         r"\b(in what way|how) (is|was|are|were) (it|they) (faulty|broken|damaged|defective)\b",
         r"\bwhat (is|are) the (symptoms|problems|issues)\b",
     ),
-    "wants.reason_code": _rx(
+    "wants.reason_code": rx(
         r"\breason (for|why|behind|you)\b",
         r"\bwhat (is|was) the reason\b",
         r"\b(main|your) reason\b",
         r"(?<!that is )(?<!this is )\bwhy (do|did|are|would|is|does|was|were) (you|it|they|the|this)\b",
         r"^(and |so |but )?why\b",
     ),
-    "wants.kind": _rx(
+    "wants.kind": rx(
         r"\bhow (can|may|could|shall) (i|we) help\b",
         r"\bwhat (can|could|may) (i|we) do for you\b",
         r"\bwhat (would|do) you (like|want|need) (to do|done|us to do|me to do|from us|from me|to happen)\b",
@@ -185,7 +189,7 @@ FACTS: dict[str, tuple[re.Pattern[str], ...]] = {
         r"\b(would|do) you (like|want|prefer) (a|an|to get a|your) (refund|replacement|exchange|money back)\b",
         rf"\b{_KIND_WORD}\b.{{0,60}}\bor\b.{{0,60}}\b{_KIND_WORD}\b",
     ),
-    "wants.refund_method": _rx(
+    "wants.refund_method": rx(
         r"\b(original|same) (payment|card|method|account|form of payment)\b",
         r"\bstore credit\b",
         r"\b(refund|payout|payment) (method|option|preference)\b",
@@ -194,8 +198,8 @@ FACTS: dict[str, tuple[re.Pattern[str], ...]] = {
         r"\b(card|wallet|bank) or (store )?credit\b",
         r"\bcredit or (card|original|a refund to)\b",
     ),
-    "wants.accepts_repair": _rx(r"\b(repair|repaired|repairing|fixed|fix it|fix them|fixing|mended)\b"),
-    "confirm": _rx(
+    "wants.accepts_repair": rx(r"\b(repair|repaired|repairing|fixed|fix it|fix them|fixing|mended)\b"),
+    "confirm": rx(
         r"\b(shall|should|can|may) (i|we) (go ahead|proceed|continue|submit|open|create|raise|file|log|cancel|place"
         r"|start|process|book|register|put|do)\b",
         r"\b(do|would) you (want|like) me to\b",
@@ -214,89 +218,3 @@ HIDES: dict[str, frozenset[str]] = {
     "ordered_on": frozenset({"delivered_on"}),
 }
 # A confirmation is asked only by a sentence that asks nothing else ("can you confirm your email?" asks the email).
-
-ANYTHING_ELSE = _rx(
-    r"\b(anything|something) (else|more)\b",
-    r"\bany other (questions|issues|problems|concerns)\b",
-)
-GOODBYE = _rx(
-    r"\b(goodbye|bye|good bye|farewell|take care)\b", r"\bhave a (good|great|nice|lovely) (day|one|evening)\b"
-)
-REFUSAL = _rx(
-    r"\b(cannot|can not|unable to|not able to|will not be able|would not be able|not possible|impossible)\b",
-    r"\b(not eligible|ineligible|afraid|unfortunately|refused|denied|not allowed|no longer|could not|did not find)\b",
-)
-REASON = _rx(
-    r"\b(because|since|due to|as it|as the|as your|as this|as they|policy|window|eligib\w*|returnable|already)\b",
-    r"\b(past|expired|outside|only|limit|warranty|exist|exists|find|found|record|status|stage|allowed|rule|yet)\b",
-    r"\b(excluded|exclusion|hygiene|safety)\b",
-    r"\bso (a|the|i|we|it|this|that|there)\b",
-)
-# For an open_ticket need: a sentence with a ticket number and these is about another ticket, not a new one.
-OTHER_TICKET = _rx(r"\b(already|existing|another|earlier|previous|open ticket)\b")
-CANCELLED = _rx(r"\b(cancelled|canceled|withdrawn|closed)\b")
-NEGATION = _rx(r"\b(not|cannot|unable|never|no longer|afraid|unfortunately)\b")
-# "A ticket can be cancelled only in review": a sentence about when a cancellation could happen is no cancellation.
-CONDITIONAL = _rx(r"\b(can|could|may|might|only|if|unless|until)\b")
-STATUS = _rx(
-    r"\b(under review|in review|being reviewed|review stage|awaiting (the |your )?(return|parcel)|in repair)\b",
-    r"\b(being repaired|repair stage|refund stage|refunding|being refunded|refunded|completed|closed|finished)\b",
-    r"\b(rejected|approved|cancelled|canceled|shipped|on its way|(stage|status) (is|shows|reads))\b",
-    r"\bwaiting for (the|your) (return|parcel|item|package)\b",
-    r"\brefund (has been|was|is being|is) (issued|processed|paid|sent|completed|on its way)\b",
-)
-# Statements that ask nothing, by kind: the customer answers each with a short neutral line.
-STATEMENTS: dict[str, tuple[re.Pattern[str], ...]] = {
-    "holding": _rx(
-        r"\b(let me|allow me to|i will|i am going to|i need to)( just| quickly| now)? (check|look|see|verify|pull|find"
-        r"|search|review|confirm|get|have a look|dig|take a look|go through|open|create|raise|process|start|cancel)\b",
-        r"\b(one|a|just a|give me a|wait a) (moment|second|sec|minute|mo)\b",
-        r"\b(bear with me|hold on|hang on|please hold|please wait|stay with me)\b",
-        r"\b(i am|we are) (checking|looking|searching|reviewing|processing|working|pulling|opening|creating)\b",
-    ),
-    "update": _rx(
-        r"\bi (have|found|located|can see|see|checked|looked|pulled|managed)\b",
-        r"\b(it|this|that) (looks|seems|appears)\b",
-        r"\baccording to\b",
-        r"\b(your|the) ([a-z]+ )?(order|ticket|item|refund|return|account|parcel|package|product|line|request|email"
-        r"|number|phone|name|label)s? (is|are|was|were|has|have|will|would|shows|show|came|went)\b",
-        r"\byou (will|would|should) (get|receive|be|see)\b",
-        r"\bthe (refund|estimate|amount|total|fee|policy)\b",
-        r"\b(i|we) (will|am going to|are going to|can) [a-z]+\b",  # an announcement: "I'll send you the label"
-    ),
-    "greeting": _rx(
-        r"^(hi|hello|hey|good (morning|afternoon|evening)|greetings|welcome|dear)\b",
-        r"\bthanks? (you )?for (contacting|reaching|getting in touch|writing)\b",
-    ),
-    "acknowledgement": _rx(
-        r"\b(thanks|thank you|got it|noted|understood|i understand|sorry to hear|so sorry|i am sorry|apologies)\b",
-        r"\b(that must be|no problem|of course|certainly|sure|great|perfect|okay|ok|alright|all right|fair enough)\b",
-    ),
-}
-ANYTHING_TO_ADD = _rx(
-    r"\b(anything|something) (else|more) (you|to) (would like to |want to |wish to |can )?(add|tell|mention|share)\b",
-    r"\b(anything|something) else (i|we) should know\b",
-)
-# The agent telling the customer a value they gave is wrong: a customer who got a fact wrong (`mistakes`) then gives
-# the right one. Said of a fact by its topic word ("I can't find that order"), else of every fact still wrong.
-NOT_FOUND = _rx(
-    r"\b(cannot|can not|could not|unable to|not able to|did not|do not|failed to) (seem to )?(find|locate|match"
-    r"|pull up|look up|verify|see (it|that|this|an|any))\b",
-    r"\b(does|do|did) not (match|exist|seem right|look right|check out|come up|show up)\b",
-    r"\bnot (found|recognised|recognized|valid|on file|on record|in our system)\b",
-    r"\bno (order|orders|account|ticket|customer|record|records|match|matches|result|results)\b.{0,40}"
-    r"\b(with|under|for|matching|found|by|on)\b",
-    r"(?<!what )\b(is|was|seems|looks|appears) (to be )?(wrong|incorrect|invalid|not right)\b",
-    r"\b(wrong|incorrect|invalid|unknown) (order|email|number|id|phone|account|ticket|customer)\b",
-    r"\bnothing (comes|came|shows|showed) up\b",
-)
-TOPICS: dict[str, tuple[re.Pattern[str], ...]] = {
-    "order_id": _rx(r"\b(order|purchase)s?\b"),
-    "email": _rx(r"\bemails?\b", r"\baddress\b"),
-    "phone": _rx(r"\b(phone|mobile|telephone)\b"),
-    "customer_id": _rx(r"\b(customer|account)\b"),
-    "ticket_id": _rx(r"\b(ticket|case|claim|request)s?\b"),
-    "name": _rx(r"\bname\b"),
-    "product": _rx(r"\b(item|product)s?\b"),
-    "line_no": _rx(r"\bline\b"),
-}
