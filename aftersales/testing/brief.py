@@ -26,17 +26,22 @@ FORMS = Field(
 )
 
 
-class Brief(BaseModel):
-    """One trial's brief."""
+class TrialHeader(BaseModel):
+    """What every brief says of its trial: the task, which trial, the world's time and who answers forms."""
 
     model_config = ConfigDict(extra="forbid")
 
-    format: Literal["aftersales-task-brief/1"] = "aftersales-task-brief/1"
     task_id: str = Field(description="The task's id; stable across trials (a good prefix for idempotency keys).")
     title: str
     trial: int = Field(ge=1, description="Which trial of the task this is.")
     world_time: str = Field(description="The world's (frozen) time at the start, ISO 8601 UTC.")
     forms: Literal["world", "client"] = FORMS
+
+
+class Brief(TrialHeader):
+    """One trial's brief."""
+
+    format: Literal["aftersales-task-brief/1"] = "aftersales-task-brief/1"
     customer: Customer
     mention: list[str] = Field(description="Facts the final answer to the customer should mention.")
 
@@ -55,18 +60,11 @@ def brief_for(task: Task, trial: int, forms: Literal["world", "client"]) -> Brie
     )
 
 
-class ConversationBrief(BaseModel):
+class ConversationBrief(TrialHeader):
     """One conversation trial's brief: the opening line only; the rest the agent learns by asking the customer."""
 
-    model_config = ConfigDict(extra="forbid")
-
     format: Literal["aftersales-conversation-brief/1"] = "aftersales-conversation-brief/1"
-    task_id: str = Field(description="The task's id; stable across trials (a good prefix for idempotency keys).")
-    title: str
-    trial: int = Field(ge=1, description="Which trial of the task this is.")
-    world_time: str = Field(description="The world's (frozen) time at the start, ISO 8601 UTC.")
     opening: str = Field(description="The customer's first message; answer it at AFTERSALES_CUSTOMER_URL.")
-    forms: Literal["world", "client"] = FORMS
     form_answers: dict[str, FormAnswer] = Field(
         default_factory=dict,
         description="With forms=client only: how the customer answers each form, by question key (a form is the "
