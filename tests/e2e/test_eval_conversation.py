@@ -1,32 +1,16 @@
-"""`aftersales eval --mode conversation` with the scripted agent: every shipped task passes, each mistake is caught.
+"""`aftersales eval --mode conversation`: the scripted agent passes every shipped task; an agent that never talks fails.
 
-The agent learns what the customer knows and wants only by asking over the trial's channel. Each deliberate mistake
-breaks one conversation rule, and fails exactly the tasks that carry that rule, with the part `conversation` named.
+The agent learns what the customer knows and wants only by asking over the trial's channel. The deliberate mistakes
+are in test_eval_conversation_mistakes.py, a file of its own so the two run side by side.
 """
 
-from collections.abc import Callable
 from pathlib import Path
-
-import pytest
 
 from aftersales.testing.loader import load
 from aftersales.testing.scoring import expects_change
-from aftersales.testing.tasks import ConversationRules, Task
-from tests.support.evals import AGENT, NOTHING, failed, run, trajectory
+from tests.support.evals import AGENT, NOTHING, failed, ids, run, trajectory, with_rule
 
 TASKS = load()
-# What the no-ask agent asks for: only what no lookup can give (the order number, or the email or phone to find it).
-IDENTIFIERS = {"order_id", "email", "phone", "customer_id"}
-
-
-def ids(tasks: list[Task]) -> set[str]:
-    """The ids of some tasks."""
-    return {task.id for task in tasks}
-
-
-def with_rule(test: Callable[[ConversationRules], bool]) -> set[str]:
-    """The shipped tasks whose conversation rules pass `test`."""
-    return ids([task for task in TASKS if task.conversation is not None and test(task.conversation)])
 
 
 def test_the_scripted_agent_passes_every_shipped_task_in_a_conversation(tmp_path: Path):
@@ -41,28 +25,10 @@ def test_the_scripted_agent_passes_every_shipped_task_in_a_conversation(tmp_path
     assert turns[-1]["ended"] and turns[-1]["reason"] == "need_met"
 
 
-@pytest.mark.parametrize(
-    ("mistake", "breaks"),
-    [
-        ("no-ask", lambda rules: bool(set(rules.must_ask) - IDENTIFIERS)),
-        ("no-tell", lambda rules: "ticket_id" in rules.communicate),
-        ("ignore-refusal", lambda rules: "refusal" in rules.communicate),
-    ],
-)
-def test_each_deliberate_mistake_fails_exactly_the_tasks_whose_conversation_rule_it_breaks(
-    tmp_path: Path, mistake: str, breaks: Callable[[ConversationRules], bool]
-):
-    code, report = run(tmp_path, f"{AGENT} --mistake {mistake}", "--mode", "conversation", tasks=[t.id for t in TASKS])
-    failures = failed(report)
-    assert code == 1
-    assert set(failures) == with_rule(breaks)
-    assert all("conversation" in parts for parts in failures.values()), failures
-
-
 def test_an_agent_that_never_asks_fails_every_task_that_needs_an_asked_fact_and_every_change_task(tmp_path: Path):
     code, report = run(tmp_path, NOTHING, "--mode", "conversation", tasks=[task.id for task in TASKS])
     failures = failed(report)
-    asked = with_rule(lambda rules: bool(rules.must_ask))
+    asked = with_rule(TASKS, lambda rules: bool(rules.must_ask))
     change = ids([task for task in TASKS if expects_change(task.expected)])
     assert code == 1 and len(asked) >= 30
     assert asked | change <= set(failures)

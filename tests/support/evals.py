@@ -2,10 +2,12 @@
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from aftersales.cli.main import main
+from aftersales.testing.tasks import ConversationRules, Task
 from tests.support import ROOT
 
 AGENT = f"{sys.executable} {ROOT / 'examples' / 'scripted_agent.py'}"
@@ -31,3 +33,17 @@ def trajectory(out: Path, task: str, trial: int = 1) -> list[dict[str, Any]]:
     """The entries of one trial's trajectory."""
     lines = (out / "trajectories" / f"{task}.{trial}.jsonl").read_text(encoding="utf-8")
     return [json.loads(line) for line in lines.splitlines()]
+
+
+# What the no-ask agent asks for: only what no lookup can give (the order number, or the email or phone to find it).
+IDENTIFIERS = {"order_id", "email", "phone", "customer_id"}
+
+
+def ids(tasks: list[Task]) -> set[str]:
+    """The ids of some tasks."""
+    return {task.id for task in tasks}
+
+
+def with_rule(tasks: list[Task], test: Callable[[ConversationRules], bool]) -> set[str]:
+    """The ids of the tasks whose conversation rules pass `test`."""
+    return ids([task for task in tasks if task.conversation is not None and test(task.conversation)])
