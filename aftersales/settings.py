@@ -135,6 +135,12 @@ NOT_SETTINGS = frozenset(
         "AFTERSALES_TOKEN",
         "AFTERSALES_TASK_FILE",
         "AFTERSALES_CUSTOMER_URL",
+        # The harness's language models (aftersales.testing.llm): the LLM customer's and the judge's.
+        *(
+            f"AFTERSALES_{role}_{part}"
+            for role in ("CUSTOMER", "JUDGE")
+            for part in ("MODEL", "BASE_URL", "API_KEY", "SEED")
+        ),
         "AFTERSALES_TEST_DATABASE_URL",
         "AFTERSALES_TEST_SERVER",
         "AFTERSALES_TEST_URL",

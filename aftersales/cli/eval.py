@@ -11,6 +11,7 @@ from aftersales.cli.tasks import TASKS_HELP
 from aftersales.settings import Settings
 from aftersales.testing import report as reports
 from aftersales.testing.host import temporary_host
+from aftersales.testing.llm import ModelChoice, preflight
 from aftersales.testing.loader import load, runnable
 from aftersales.testing.runner import Agent, TrialResult, run_eval
 
@@ -41,9 +42,19 @@ def add(run: argparse.ArgumentParser) -> None:
     run.add_argument(
         "--customer",
         default="scripted",
-        help="The engine playing the customer in conversation mode: scripted (default) or module:Class.",
+        help="The engine playing the customer in conversation mode: scripted (default), llm (a language model: "
+        "AFTERSALES_CUSTOMER_MODEL, docs/conversations.md) or module:Class.",
     )
     run.add_argument("--score-mentions", action="store_true", help="Fail trials whose stdout misses a fact to mention.")
+    run.add_argument(
+        "--judge",
+        metavar="MODEL",
+        help="A model deciding each task's judgements (a pydantic-ai model name; AFTERSALES_JUDGE_BASE_URL, "
+        "_API_KEY and _SEED as for the customer). Reported beside the verdict; scored only with --score-judgements.",
+    )
+    run.add_argument(
+        "--score-judgements", action="store_true", help="Fail trials with a judgement the judge decides fails."
+    )
     run.add_argument("--database-url", help="Control database for the worlds (default a private SQLite folder).")
     run.set_defaults(run=run_command)
 
@@ -53,9 +64,26 @@ def run_command(args: argparse.Namespace, settings: Settings) -> int:
     if args.trials < 1 or args.parallel < 1:
         raise ValueError("--trials and --parallel must be at least 1")
     tasks, skipped = runnable(load(args.tasks))
+    if args.score_judgements and not args.judge:
+        raise ValueError("--score-judgements needs a judge: add --judge MODEL (for example --judge openai:gpt-4.1)")
+    # A missing key or an unreachable provider is refused before any world is made.
+    if args.mode == "conversation" and args.customer == "llm":
+        preflight(ModelChoice.from_env("customer"))
+    judge = ModelChoice.from_env("judge", args.judge) if args.judge else None
+    if judge is not None:
+        preflight(judge)
     out = args.out or Path(tempfile.mkdtemp(prefix="aftersales-eval-out-"))
     out.mkdir(parents=True, exist_ok=True)
-    agent = Agent(args.agent, args.timeout, args.forms, args.score_mentions, args.mode, args.customer)
+    agent = Agent(
+        args.agent,
+        args.timeout,
+        args.forms,
+        args.score_mentions,
+        args.mode,
+        args.customer,
+        judge,
+        args.score_judgements,
+    )
 
     def done(result: TrialResult) -> None:
         verdict = "pass" if result.passed else f"FAIL {result.verdict} ({', '.join(result.failed_parts)})"
@@ -65,7 +93,19 @@ def run_command(args: argparse.Namespace, settings: Settings) -> int:
     with temporary_host(args.database_url) as host:
         results = run_eval(host, agent, tasks, args.trials, args.parallel, out, done)
     seconds = time.perf_counter() - clock
-    report = reports.build(results, tasks, args.agent, args.forms, args.trials, started, seconds, skipped, args.mode)
+    report = reports.build(
+        results,
+        tasks,
+        args.agent,
+        args.forms,
+        args.trials,
+        started,
+        seconds,
+        skipped,
+        args.mode,
+        args.customer,
+        args.judge,
+    )
     (out / "report.json").write_text(report.model_dump_json(indent=2), encoding="utf-8")
     (out / "junit.xml").write_bytes(reports.junit(report))
     print(reports.table(report))

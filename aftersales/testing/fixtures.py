@@ -14,13 +14,14 @@ from aftersales.testing.brief import Brief, ConversationBrief, Mode, brief_for, 
 from aftersales.testing.conversation.channel import Conversation
 from aftersales.testing.conversation.client import CustomerClient
 from aftersales.testing.conversation.engines import engine_for, turn_limit_for
+from aftersales.testing.conversation.misses import customer_misses
 from aftersales.testing.conversation.model import CustomerEngine
 from aftersales.testing.customer import Callback, elicitation_callback
 from aftersales.testing.hosting import NO_CHANNEL, NoChannel, TrialHost, TrialWorld
 from aftersales.testing.loader import load, load_file
 from aftersales.testing.matching import outcome_problems
 from aftersales.testing.rules import rule_problems
-from aftersales.testing.scoring import Score, Verdict, customer_missed, pass_hat_ks, score, server_faults, verdict
+from aftersales.testing.scoring import Score, Verdict, pass_hat_ks, score, server_faults, verdict
 from aftersales.testing.tasks import CallRules, Customer, Expected, Task
 from aftersales.worlds.diff import describe
 
@@ -158,7 +159,7 @@ class AgentTrials:
                 scored = score(chosen, world.diff(), trace, answer)
                 faulty = bool(server_faults(trace)) or (conversation is not None and conversation.fault is not None)
                 run.scores.append(scored)
-                run.verdicts.append(verdict(scored.passed, False, customer_missed(trace), faulty))
+                run.verdicts.append(verdict(scored.passed, False, bool(customer_misses(chosen, trace)), faulty))
             finally:
                 self._host.close_trial(opened)
         self._record(run)

@@ -62,10 +62,11 @@ def _field(match: re.Match[str], saved: dict[str, Any]) -> Any:
     return found
 
 
-async def replay(task: Task, url: str, token: str, say: Say | None = None) -> list[StepResult]:
+async def replay(task: Task, url: str, token: str, say: Say | None = None, protocol: str = "auto") -> list[StepResult]:
     """Take the reference's steps in order; a failing call does not stop the later ones (a retry may follow).
 
     `say` posts a say step to the customer (a conversation trial); without it, say steps are skipped (brief mode).
+    `protocol` is the client's mode: "auto" (2026-07-28) or "legacy" (2025-11-25, with its initialize handshake).
     """
     saved: dict[str, Any] = {}
     results = []
@@ -74,7 +75,9 @@ async def replay(task: Task, url: str, token: str, say: Say | None = None) -> li
         httpx2.AsyncClient(headers=headers, timeout=30) as http,
         # A client that can show forms: the world answers them as the customer (or, left to the client, this does).
         Client(
-            streamable_http_client(url, http_client=http), elicitation_callback=elicitation_callback(task.customer)
+            streamable_http_client(url, http_client=http),
+            mode=protocol,
+            elicitation_callback=elicitation_callback(task.customer),
         ) as client,
     ):
         for step in task.reference:

@@ -7,9 +7,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from aftersales.testing.brief import Mode
+from aftersales.testing.llm import Spend
 from aftersales.testing.runner import TrialResult
 from aftersales.testing.scoring import VERDICTS, FailedPart, Verdict, expects_change, pass_hat_ks
 from aftersales.testing.tasks import Task
+from aftersales.testing.trace import TurnUsage
 from aftersales.worlds.diff import describe
 
 FORMAT = "aftersales-eval-report/1"
@@ -19,6 +21,27 @@ class Closed(BaseModel):
     """Report parts admit no other keys."""
 
     model_config = ConfigDict(extra="forbid")
+
+
+class Usage(Closed):
+    """What a model's replies cost: requests, tokens, and the price in US dollars when every reply's is known."""
+
+    requests: int = Field(ge=0)
+    input_tokens: int = Field(ge=0)
+    output_tokens: int = Field(ge=0)
+    cost_usd: str | None = Field(
+        pattern=r"^[0-9]+(\.[0-9]+)?$",
+        description="An exact decimal; null when the provider's price of some reply is not known.",
+    )
+
+
+class JudgementReport(Closed):
+    """One of the task's judgements in one trial."""
+
+    assertion: str
+    outcome: Literal["holds", "fails", "not_judged"]
+    reasoning: str | None = Field(description="The judge's reasoning, or why it was not judged.")
+    usage: TurnUsage | None = Field(description="What the judge's model spent on it; null when not judged.")
 
 
 class Part(Closed):
@@ -45,7 +68,20 @@ class TrialReport(Closed):
     world_hash: str = Field(description="Hash of the world's end state: equal hashes, equal outcome verdicts.")
     exit_code: int | None
     timed_out: bool
-    customer_missed: bool = Field(description="The simulated customer missed an agent message in the timeline.")
+    customer_missed: bool = Field(description="The simulated customer went wrong in the timeline (customer_misses).")
+    customer_misses: list[str] = Field(
+        default_factory=list,
+        description="Each place the simulated customer went wrong: a message it could not map, a fact it gave "
+        'unasked, an ending before the agent answered (docs/conversations.md, "Customer misses").',
+    )
+    customer_usage: Usage | None = Field(
+        default=None, description="What the customer's model spent in this trial; null for an engine with no model."
+    )
+    judgements: list[JudgementReport] = Field(
+        default_factory=list,
+        description="The task's judgements as the judge decided them (--judge); they fail the trial (the part "
+        "judgements) only with --score-judgements.",
+    )
     infrastructure: list[str] = Field(description="What went wrong in the harness, if anything.")
     duration_s: float
     trajectory: str = Field(description="The trial's trace (aftersales-trace/1 JSON lines), relative to the report.")
@@ -102,6 +138,16 @@ class Report(Closed):
     skipped: dict[str, str] = Field(
         default_factory=dict, description="Tasks not run, by id, with the reason (a tool this server does not serve)."
     )
+    customer: str | None = Field(
+        default=None, description="The engine that played the customer (conversation mode): scripted, llm, ..."
+    )
+    customer_usage: Usage | None = Field(
+        default=None,
+        description="What the customer's model spent over the run (replayed replies spend nothing); null when no "
+        "trial's customer was a model.",
+    )
+    judge: str | None = Field(default=None, description="The judge's model (--judge), when the run had one.")
+    judge_usage: Usage | None = Field(default=None, description="What the judge's model spent over the run.")
 
 
 def build(
@@ -114,6 +160,8 @@ def build(
     seconds: float,
     skipped: dict[str, str] | None = None,
     mode: Mode = "brief",
+    customer: str | None = None,
+    judge: str | None = None,
 ) -> Report:
     """The report of a run."""
     reports, clean = [], []
@@ -158,7 +206,36 @@ def build(
         overall=overall,
         tasks=reports,
         skipped=skipped or {},
+        customer=customer if mode == "conversation" else None,
+        customer_usage=_usage(_spent(results)),
+        judge=judge,
+        judge_usage=_usage(_judged(results)) if judge else None,
     )
+
+
+def _judged(results: list[TrialResult]) -> Spend:
+    """What the judge's model spent on every trial's judgements."""
+    total = Spend()
+    for result in results:
+        for judged in result.score.judgements:
+            if judged.usage is not None:
+                total.add(judged.usage)
+    return total
+
+
+def _spent(results: list[TrialResult]) -> Spend | None:
+    """What every trial's customer model spent, summed; None when no trial's customer was a model."""
+    spends = [result.customer_usage for result in results if result.customer_usage is not None]
+    if not spends:
+        return None
+    total = Spend()
+    for spend in spends:
+        total.add(spend)
+    return total
+
+
+def _usage(spend: Spend | None) -> Usage | None:
+    return None if spend is None else Usage.model_validate(spend.as_json())
 
 
 def _verdicts(results: list[TrialResult]) -> dict[Verdict, int]:
@@ -186,6 +263,9 @@ def _trial(result: TrialResult) -> TrialReport:
         exit_code=result.exit_code,
         timed_out=result.timed_out,
         customer_missed=result.missed,
+        customer_misses=list(result.misses),
+        customer_usage=_usage(result.customer_usage),
+        judgements=[JudgementReport.model_validate(judged.as_json()) for judged in scored.judgements],
         infrastructure=list(result.infrastructure),
         duration_s=round(result.duration_s, 3),
         trajectory=result.trajectory,
@@ -251,8 +331,8 @@ def explain(result: TrialReport) -> str:
     lines = [f"verdict: {result.verdict}"]
     lines += [f"{part}: {problem}" for part in ("outcome", "calls") for problem in getattr(result, part).problems]
     lines += [f"infrastructure: {problem}" for problem in result.infrastructure]
-    if result.customer_missed:
-        lines.append("customer: the simulated customer missed a message (see the turns marked miss in the trajectory)")
+    lines += [f"customer: {miss}" for miss in result.customer_misses]
+    lines += [f"judgement fails: {j.assertion} ({j.reasoning})" for j in result.judgements if j.outcome == "fails"]
     if result.timed_out:
         lines.append("agent: ran out of time")
     lines += [f"mentions: the answer does not mention {fact!r}" for fact, said in result.mentions.items() if not said]

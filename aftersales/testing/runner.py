@@ -11,16 +11,19 @@ import subprocess
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
 from aftersales.testing.brief import Mode, brief_for, conversation_brief_for
 from aftersales.testing.conversation.channel import Conversation
 from aftersales.testing.conversation.engines import engine_for, turn_limit_for
+from aftersales.testing.conversation.misses import customer_misses
 from aftersales.testing.conversation.model import CustomerEngine
 from aftersales.testing.hosting import NO_CHANNEL, NoChannel, TrialHost, TrialWorld
-from aftersales.testing.scoring import FailedPart, Score, Verdict, customer_missed, score, server_faults, verdict
+from aftersales.testing.judge import judge, not_judged
+from aftersales.testing.llm import ModelChoice, Spend
+from aftersales.testing.scoring import FailedPart, Score, Verdict, score, server_faults, verdict
 from aftersales.testing.tasks import Task
 
 ANSWER_CHARS = 4000  # of the agent's stdout kept as its final answer
@@ -40,8 +43,14 @@ class TrialResult:
     duration_s: float
     trajectory: str  # relative to the output folder
     answer: str
-    missed: bool = False  # the simulated customer missed an agent message in the timeline
+    misses: tuple[str, ...] = ()  # where the simulated customer went wrong in the timeline (conversation.misses)
     infrastructure: tuple[str, ...] = ()  # what went wrong in the harness, if anything
+    customer_usage: Spend | None = None  # what the customer's model replies cost in this trial (a model's engine)
+
+    @property
+    def missed(self) -> bool:
+        """The simulated customer went wrong somewhere in the timeline."""
+        return bool(self.misses)
 
     @property
     def failed_parts(self) -> list[FailedPart]:
@@ -71,6 +80,8 @@ class Agent:
     score_mentions: bool = False
     mode: Mode = "brief"
     customer: str = "scripted"  # the engine of conversation trials (conversation.engines)
+    judge: ModelChoice | None = None  # the model deciding the tasks' judgements (testing.judge); None: not judged
+    score_judgements: bool = False  # a judgement that fails fails the trial
 
 
 def run_trial(
@@ -96,11 +107,11 @@ def _run_in(
     """Run and score one trial in its opened world."""
     env = {**os.environ, "AFTERSALES_MCP_URL": trial.url, "AFTERSALES_TOKEN": trial.token}
     conversation: Conversation | None = None
+    engine: CustomerEngine | None = None
     if agent.mode == "conversation":
         try:
-            conversation, env["AFTERSALES_CUSTOMER_URL"] = host.converse(
-                trial, engines(task, agent.customer), turn_limit_for(task)
-            )
+            engine = engines(task, agent.customer)
+            conversation, env["AFTERSALES_CUSTOMER_URL"] = host.converse(trial, engine, turn_limit_for(task))
         except Exception as problem:
             failed = _could_not("start the customer of", problem)
             return TrialResult(task, number, UNMADE, None, False, 0.0, "", "", infrastructure=(failed,))
@@ -127,6 +138,8 @@ def _run_in(
     try:
         trace = host.trace(trial)
         scored = score(task, host.diff(trial), trace, answer, agent.score_mentions)
+        judged = judge(task.judgements, trace, agent.judge) if agent.judge else not_judged(task.judgements)
+        scored = replace(scored, judgements=judged, judgements_scored=agent.score_judgements)
     except Exception as problem:
         failed = _could_not("read back", problem)
         return TrialResult(
@@ -136,6 +149,10 @@ def _run_in(
     lines = [json.dumps(entry, ensure_ascii=False, sort_keys=True) for entry in trace]
     (out / trajectory).write_text("".join(line + "\n" for line in lines), encoding="utf-8")
     faults = server_faults(trace)
+    if agent.score_judgements:  # a scored judgement the judge could not decide is the harness's failure
+        faults += [
+            f"the judge did not decide {j.assertion!r}: {j.reasoning}" for j in judged if j.outcome == "not_judged"
+        ]
     if conversation is not None and conversation.fault is not None:
         faults.append(f"the simulated customer failed: {conversation.fault}")
     return TrialResult(
@@ -147,8 +164,9 @@ def _run_in(
         duration,
         str(trajectory),
         answer,
-        customer_missed(trace),
+        tuple(customer_misses(task, trace)),
         tuple(faults),
+        getattr(engine, "spent", None),
     )
 
 

@@ -13,12 +13,13 @@ from math import comb
 from typing import Any, Literal
 
 from aftersales.testing.conversation_rules import conversation_problems
+from aftersales.testing.judge import Judgement
 from aftersales.testing.matching import outcome_problems
 from aftersales.testing.rules import rule_problems
 from aftersales.testing.tasks import Expected, Task
 from aftersales.worlds.trace import is_turn
 
-FailedPart = Literal["outcome", "calls", "conversation", "mentions", "agent", "infrastructure"]
+FailedPart = Literal["outcome", "calls", "conversation", "mentions", "judgements", "agent", "infrastructure"]
 Verdict = Literal["pass", "agent", "customer_miss", "timeout", "infrastructure"]
 VERDICTS: tuple[Verdict, ...] = ("pass", "agent", "customer_miss", "timeout", "infrastructure")
 SERVER_FAULT = "internal"  # the error kind of a call that failed on an unexpected error inside the server
@@ -35,6 +36,8 @@ class Score:
     mentions: dict[str, bool] = field(default_factory=dict)
     mentions_scored: bool = False
     conversation: list[str] = field(default_factory=list)  # judged only when the trial was a conversation
+    judgements: list[Judgement] = field(default_factory=list)  # the judge's decisions (testing.judge)
+    judgements_scored: bool = False
 
     @property
     def failed_parts(self) -> list[FailedPart]:
@@ -48,6 +51,8 @@ class Score:
             parts.append("conversation")
         if self.mentions_scored and not all(self.mentions.values()):
             parts.append("mentions")
+        if self.judgements_scored and any(judged.outcome == "fails" for judged in self.judgements):
+            parts.append("judgements")
         return parts
 
     @property
@@ -77,11 +82,6 @@ def score(
         mentions_scored=score_mentions,
         conversation=conversation_problems(task, trace),
     )
-
-
-def customer_missed(trace: Sequence[Mapping[str, Any]]) -> bool:
-    """Whether the simulated customer missed an agent message (could not map it to anything) in this timeline."""
-    return any(is_turn(entry) and entry.get("speaker") == "customer" and entry.get("miss") for entry in trace)
 
 
 def server_faults(trace: Sequence[Mapping[str, Any]]) -> list[str]:

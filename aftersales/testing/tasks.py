@@ -9,7 +9,7 @@ import re
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, model_validator
 
 from aftersales.domain.enums import ReasonCode, RefundMethod, TicketKind
 
@@ -329,6 +329,13 @@ class Task(Strict):
     )
     conversation: ConversationRules | None = Field(
         default=None, description="Rules of a conversation trial (brief-mode trials are not judged on them)."
+    )
+    judgements: list[Annotated[str, StringConstraints(strip_whitespace=True, min_length=3, max_length=300)]] = Field(
+        default_factory=list,
+        max_length=10,
+        description="Statements about the conversation a judge model decides (--judge): reported beside the "
+        "verdict, scored only with --score-judgements.",
+        examples=[["the agent apologised for the fault", "the agent did not promise a delivery date"]],
     )
     reference: list[Step] = Field(
         min_length=1, description="The calls a correct agent makes, and in a conversation what it says."

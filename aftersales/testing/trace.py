@@ -77,6 +77,19 @@ class TraceEntry(Closed):
     )
 
 
+class TurnUsage(Closed):
+    """One model reply: the model, the prompt's version hash, requests, tokens and the price when it is known."""
+
+    model: str
+    prompt_version: str = Field(description="The first 12 hex digits of the SHA-256 of the prompt's template.")
+    requests: int = Field(ge=0)
+    input_tokens: int = Field(ge=0)
+    output_tokens: int = Field(ge=0)
+    cost_usd: str | None = Field(
+        pattern=r"^[0-9]+(\.[0-9]+)?$", description="US dollars as an exact decimal; null when not known."
+    )
+
+
 class TurnEntry(Closed):
     """One turn of a conversation trial: the agent's message to the customer, or the customer's."""
 
@@ -93,6 +106,9 @@ class TurnEntry(Closed):
     miss: bool = Field(description="The customer could not map the agent's message to anything (a customer miss).")
     ended: bool = Field(description="The customer ended the conversation with this turn.")
     reason: Literal["need_met", "refused_and_told", "nothing_left", "turn_limit", "stopped_answering"] | None
+    usage: TurnUsage | None = Field(
+        default=None, description="What the model's reply cost (a customer played by a model); absent otherwise."
+    )
 
 
 class TrajectoryLine(RootModel[TraceEntry | TurnEntry]):

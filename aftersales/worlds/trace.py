@@ -152,9 +152,10 @@ def turn(
     miss: bool = False,
     ended: bool = False,
     reason: str | None = None,
+    usage: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """One conversation turn as stored and exported (the store numbers it in the world's sequence)."""
-    return {
+    entry = {
         "format": FORMAT,
         "type": TURN,
         "world": world,
@@ -168,6 +169,8 @@ def turn(
         "ended": ended,
         "reason": reason,
     }
+    # Only a model's reply has a usage: a scripted customer's turns read as they always did.
+    return entry if usage is None else entry | {"usage": dict(usage)}
 
 
 def is_turn(entry: Mapping[str, Any]) -> bool:
@@ -227,6 +230,13 @@ def _describe_turn(entry: Mapping[str, Any], width: int) -> list[str]:
         out.append("    customer miss: the customer could not map the agent's message to anything")
     if entry.get("ended"):
         out.append(f"    ended the conversation ({entry.get('reason') or 'no reason given'})")
+    if entry.get("usage"):
+        used = entry["usage"]
+        cost = f", ${used['cost_usd']}" if used.get("cost_usd") is not None else ""
+        out.append(
+            f"    {used['model']} (prompt {used['prompt_version']}): "
+            f"{used['input_tokens']} tokens in, {used['output_tokens']} out{cost}"
+        )
     return out
 
 

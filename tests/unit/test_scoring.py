@@ -2,7 +2,7 @@
 
 import pytest
 
-from aftersales.testing.scoring import customer_missed, pass_hat_k, pass_hat_ks, score, server_faults, verdict
+from aftersales.testing.scoring import pass_hat_k, pass_hat_ks, score, server_faults, verdict
 from aftersales.testing.tasks import Task
 
 EMPTY = {"tables": {}, "after": {"hash": "sha256:x"}}
@@ -71,10 +71,9 @@ def test_each_trial_gets_one_verdict(passed, timed_out, missed, infrastructure, 
     assert verdict(passed, timed_out, missed, infrastructure) == expected
 
 
-def test_a_customer_miss_is_read_from_the_customers_turns_and_a_server_fault_from_the_calls():
-    turn = {"type": "turn", "speaker": "customer", "miss": False, "seq": 1}
+def test_a_server_fault_is_read_from_the_calls_and_not_from_the_turns():
+    turn = {"type": "turn", "speaker": "customer", "miss": True, "seq": 1}
     call = {"tool": "after_sales_get_order", "error_kind": "internal", "seq": 2}
-    assert not customer_missed([turn]) and customer_missed([turn | {"miss": True}])
     assert server_faults([turn, call]) == ["call #2 (after_sales_get_order) failed on an internal error of the server"]
 
 

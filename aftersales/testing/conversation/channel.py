@@ -127,6 +127,8 @@ class Conversation:
         facts: dict[str, Any] = {"engine": self.engine.name}
         if speaker == "customer":
             facts |= {"revealed": reply.revealed, "miss": reply.miss, "ended": reply.ended, "reason": reply.reason}
+            if reply.usage is not None:
+                facts["usage"] = reply.usage.as_json()
         self._guarded(lambda: self._record(speaker, reply.text, **facts))
 
     def _guarded(self, step: Callable[[], T]) -> T:

@@ -1,6 +1,7 @@
 """Which engine plays a trial's customer: `engine_for(task, name)`, the scripted customer unless told otherwise.
 
-A name is "scripted" (the default, deterministic) or "module:Class" for an engine of one's own, built as
+A name is "scripted" (the default, deterministic), "llm" (a language model, llm_customer.py) or "module:Class" for an
+engine of one's own, built as
 `Class(task.customer, turn_limit)`. Engines are imported only when a conversation trial asks for one.
 """
 
@@ -9,7 +10,10 @@ import importlib
 from aftersales.testing.conversation.model import CustomerEngine
 from aftersales.testing.tasks import Task
 
-ENGINES = {"scripted": "aftersales.testing.conversation.scripted:ScriptedCustomer"}
+ENGINES = {
+    "scripted": "aftersales.testing.conversation.scripted:ScriptedCustomer",
+    "llm": "aftersales.testing.conversation.llm_customer:LlmCustomer",  # AFTERSALES_CUSTOMER_MODEL (testing.llm)
+}
 
 
 def turn_limit_for(task: Task) -> int:

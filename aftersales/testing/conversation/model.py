@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
+    from aftersales.testing.llm import Usage
     from aftersales.testing.tasks import Customer
 
 Speaker = Literal["agent", "customer"]
@@ -20,6 +21,7 @@ class Reply:
     ended: bool = False  # the customer has ended the conversation with this reply
     reason: EndReason | None = None  # why, when ended
     miss: bool = False  # the engine could not map the agent's message to anything (a customer miss)
+    usage: "Usage | None" = None  # what a model's reply cost (an engine played by a model)
 
 
 class CustomerEngine(Protocol):
