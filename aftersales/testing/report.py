@@ -1,6 +1,7 @@
 """What `aftersales eval` writes: report.json (its shape is `Report`, published as report.schema.json), junit.xml."""
 
 import xml.etree.ElementTree as ET
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, Literal
 
@@ -85,6 +86,15 @@ class Overall(Figures):
     tasks: int = Field(ge=0)
 
 
+class DescriptionsUsed(Closed):
+    """The tool description set a run's agent was shown."""
+
+    name: str = Field(description="The set's name; \"default\" for the server's own texts.")
+    sha256: str = Field(
+        pattern="^[0-9a-f]{64}$", description="The hash of every text served: equal hashes, equal texts."
+    )
+
+
 class Report(Closed):
     """report.json."""
 
@@ -102,6 +112,9 @@ class Report(Closed):
     skipped: dict[str, str] = Field(
         default_factory=dict, description="Tasks not run, by id, with the reason (a tool this server does not serve)."
     )
+    tool_descriptions: DescriptionsUsed | None = Field(
+        default=None, description="The tool texts every trial world served (eval --descriptions), to compare runs by."
+    )
 
 
 def build(
@@ -114,6 +127,7 @@ def build(
     seconds: float,
     skipped: dict[str, str] | None = None,
     mode: Mode = "brief",
+    descriptions: Mapping[str, str] | None = None,
 ) -> Report:
     """The report of a run."""
     reports, clean = [], []
@@ -158,6 +172,7 @@ def build(
         overall=overall,
         tasks=reports,
         skipped=skipped or {},
+        tool_descriptions=None if descriptions is None else DescriptionsUsed(**descriptions),
     )
 
 
