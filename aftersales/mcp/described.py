@@ -123,4 +123,4 @@ def world_texts_of(server: MCPServer, settings: Settings) -> Callable[[object], 
 def server_set(server: MCPServer, settings: Settings) -> DescriptionSet | None:
     """The set AFTERSALES_TOOL_DESCRIPTIONS names, checked against `server`'s tools (DescriptionSetError if not)."""
     path = settings.tool_descriptions
-    return None if path is None else load(path, wire_tools(server))
+    return None if path is None else load(path, wire_tools(server), f"AFTERSALES_TOOL_DESCRIPTIONS={path}")

@@ -145,9 +145,12 @@ def from_canonical(text: str) -> DescriptionSet:
     return DescriptionSet(data["name"], tools)
 
 
-def load(path: Path, tools: Tools) -> DescriptionSet:
-    """Read and check a set file against the tools the server has; DescriptionSetError lists every problem."""
-    source = str(path)
+def load(path: Path, tools: Tools, source: str | None = None) -> DescriptionSet:
+    """Read and check a set file against the tools the server has; DescriptionSetError lists every problem.
+
+    `source` names the file in the messages (default its path; a setting's name where one named it).
+    """
+    source = source or str(path)
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as problem:

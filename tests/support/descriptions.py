@@ -1,11 +1,13 @@
 """Tool description sets for tests: an alternative set file, and the wire-level listing of a client's tools."""
 
+import json
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from aftersales.mcp.descriptions import FORMAT
+from tests.support import ROOT
 
 QUERY = "after_sales_query_ticket"
 CREATE = "after_sales_create_ticket"
@@ -45,3 +47,8 @@ def texts_removed(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def listed(tools: Any) -> list[dict[str, Any]]:
     """A client's tools/list answer in wire form."""
     return [tool.model_dump(by_alias=True, exclude_none=True, mode="json") for tool in tools]
+
+
+def todays() -> list[dict[str, Any]]:
+    """Today's tools/list in wire form, as the snapshot test pins it."""
+    return list(json.loads((ROOT / "tests" / "snapshots" / "tools_list.json").read_text(encoding="utf-8")))

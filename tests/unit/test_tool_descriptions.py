@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from aftersales.cli.main import main
 from aftersales.mcp.described import definitions, world_texts
 from aftersales.mcp.descriptions import (
     FORMAT,
@@ -18,9 +19,11 @@ from aftersales.mcp.descriptions import (
     replace_name,
     served,
 )
+from aftersales.mcp.server import build_server
 from aftersales.settings import Settings
 from aftersales.worlds.errors import WorldRequestError
 from aftersales.worlds.model import described_as
+from tests.support.apps import app_without_database
 from tests.support.descriptions import ALTERNATIVE, CREATE, QUERY, texts_removed, write_set
 
 
@@ -106,7 +109,9 @@ def test_over_the_admin_api_a_set_file_is_read_only_inside_the_datasets_folder(t
     stored = world_texts("terse-v2.yaml", today, folder)
     assert described_as(stored)["name"] == "terse-v2"
     for name in (str(outside), "../elsewhere/terse-v2.yaml"):
-        with pytest.raises(WorldRequestError, match='"tool_descriptions" .* is not in .*the server reads no other file'):
+        with pytest.raises(
+            WorldRequestError, match='"tool_descriptions" .* is not in .*the server reads no other file'
+        ):
             world_texts(name, today, folder)
 
 
@@ -114,3 +119,23 @@ def test_a_set_sent_to_the_admin_api_with_a_problem_is_a_request_error_naming_it
     with pytest.raises(WorldRequestError, match=r"tools\.after_sales_nothing: there is no tool"):
         world_texts({"format": FORMAT, "tools": {"after_sales_nothing": {}}}, today, tmp_path)
     assert yaml.safe_load(export(today))["format"] == FORMAT
+
+
+def test_a_server_told_to_serve_a_set_that_cannot_be_served_is_not_built_and_the_error_names_the_setting(
+    tmp_path: Path,
+):
+    weak = write_set(tmp_path, {"format": FORMAT, "tools": {"after_sales_refund_all": {}}}, "weak.yaml")
+    app = app_without_database(tmp_path, tool_descriptions=weak)
+    with pytest.raises(DescriptionSetError, match=rf"^AFTERSALES_TOOL_DESCRIPTIONS={weak} is not a tool description"):
+        build_server(app)
+
+
+def test_the_export_command_writes_to_stdout_or_a_file_and_check_reads_the_file_back(tmp_path: Path, capsys):
+    assert main(["tools", "descriptions", "--export"]) == 0
+    printed = capsys.readouterr().out
+    assert printed.startswith("# A tool description set")
+    path = tmp_path / "review.yaml"
+    assert main(["tools", "descriptions", "--export", str(path)]) == 0
+    assert path.read_text(encoding="utf-8") == printed
+    assert main(["tools", "descriptions", "--check", str(path)]) == 0
+    assert f"{path}: set review can be served" in capsys.readouterr().out
