@@ -18,6 +18,7 @@ from aftersales.ports import checked_port
 Duration = Annotated[timedelta, BeforeValidator(parse_duration)]
 # "~" and relative folders are fixed once, at start-up, so later changes of directory do not move them.
 Folder = Annotated[Path, AfterValidator(lambda path: path.expanduser().absolute())]
+File = Folder  # a file's path, fixed the same way
 
 
 class Settings(BaseSettings):
@@ -96,6 +97,11 @@ class Settings(BaseSettings):
     worlds_datasets_dir: Folder | None = Field(
         default=None,
         description="The only folder whose dataset files the admin API makes worlds from; default <data dir>/datasets.",
+    )
+    tool_descriptions: File | None = Field(
+        default=None,
+        description="A tool description set (YAML, `aftersales tools descriptions --export`) served instead of today's "
+        "tool texts; worlds made with a set of their own serve theirs.",
     )
 
     @property

@@ -56,6 +56,13 @@ def add(run: argparse.ArgumentParser) -> None:
         "--score-judgements", action="store_true", help="Fail trials with a judgement the judge decides fails."
     )
     run.add_argument("--database-url", help="Control database for the worlds (default a private SQLite folder).")
+    run.add_argument(
+        "--descriptions",
+        type=Path,
+        metavar="FILE",
+        help="A tool description set every trial world serves (aftersales tools descriptions --export); report.json "
+        "names it and hashes its texts.",
+    )
     run.set_defaults(run=run_command)
 
 
@@ -72,6 +79,7 @@ def run_command(args: argparse.Namespace, settings: Settings) -> int:
     judge = ModelChoice.from_env("judge", args.judge) if args.judge else None
     if judge is not None:
         preflight(judge)
+    texts = descriptions_used(args.descriptions, settings)  # a set that cannot be served stops the run before any world
     out = args.out or Path(tempfile.mkdtemp(prefix="aftersales-eval-out-"))
     out.mkdir(parents=True, exist_ok=True)
     agent = Agent(
@@ -90,7 +98,8 @@ def run_command(args: argparse.Namespace, settings: Settings) -> int:
         print(f"{result.task.id} trial {result.trial}: {verdict}", file=sys.stderr, flush=True)
 
     started, clock = datetime.now(UTC), time.perf_counter()
-    with temporary_host(args.database_url) as host:
+    served = {} if args.descriptions is None else {"tool_descriptions": args.descriptions.absolute()}
+    with temporary_host(args.database_url, **served) as host:
         results = run_eval(host, agent, tasks, args.trials, args.parallel, out, done)
     seconds = time.perf_counter() - clock
     report = reports.build(
@@ -103,11 +112,24 @@ def run_command(args: argparse.Namespace, settings: Settings) -> int:
         seconds,
         skipped,
         args.mode,
-        args.customer,
-        args.judge,
+        descriptions=texts,
+        customer=args.customer,
+        judge=args.judge,
     )
     (out / "report.json").write_text(report.model_dump_json(indent=2), encoding="utf-8")
     (out / "junit.xml").write_bytes(reports.junit(report))
     print(reports.table(report))
     print(f"report: {out / 'report.json'}  junit: {out / 'junit.xml'}  trajectories: {out / 'trajectories'}")
     return 0 if report.overall.passed == report.overall.trials else 1
+
+
+def descriptions_used(path: Path | None, settings: Settings) -> dict[str, str]:
+    """The name and hash of the tool texts the run's worlds serve: the set at `path`, else today's ("default").
+
+    The harness's server reads the same texts' settings (lifetimes, thresholds) as `settings`.
+    """
+    from aftersales.mcp.described import definitions
+    from aftersales.mcp.descriptions import defaults, load
+
+    today = definitions(settings)
+    return (defaults(today) if path is None else load(path, today).completed(today)).shown()

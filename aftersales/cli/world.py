@@ -38,6 +38,12 @@ def add(world: argparse.ArgumentParser) -> None:
         help="A generated database's day (default "
         "2026-11-30, what `seed generate` uses); its dates move with the world's clock.",
     )
+    create.add_argument(
+        "--descriptions",
+        type=Path,
+        metavar="FILE",
+        help="A tool description set the world serves instead of today's texts (tools descriptions --export).",
+    )
     fork = actions.add_parser("fork", help="A new world holding another world's current state.")
     fork.add_argument("source_id", metavar="SOURCE_ID")
     for parser in (create, fork):
@@ -117,11 +123,29 @@ def service(settings: Settings) -> Iterator[Worlds]:
 def run_create(args: argparse.Namespace, settings: Settings) -> int:
     """Create a world and print it with a token bound to it."""
     scopes, ttl = checked_claims(args.caller, args.scopes, args.ttl)
+    texts = None if args.descriptions is None else stored_texts(args.descriptions, settings)
     with service(settings) as worlds:
         world = worlds.create(
-            args.source, args.clock, args.at, args.deterministic, args.seed, args.world_id, args.dataset_day, True
+            args.source,
+            args.clock,
+            args.at,
+            args.deterministic,
+            args.seed,
+            args.world_id,
+            args.dataset_day,
+            True,
+            tool_descriptions=texts,
         )  # the operator, on the server's host: files anywhere, generated databases (never the serving one)
         return _made(worlds, world, args, scopes, ttl)
+
+
+def stored_texts(path: Path, settings: Settings) -> str:
+    """The checked set at `path`, every text filled in, as a world stores it (a ValueError names each problem)."""
+    from aftersales.mcp.described import definitions  # the SDK and every tool: only when a set is given
+    from aftersales.mcp.descriptions import load
+
+    today = definitions(settings)
+    return load(path, today).completed(today).canonical()
 
 
 def run_fork(args: argparse.Namespace, settings: Settings) -> int:

@@ -7,6 +7,7 @@ from aftersales.app import App
 from aftersales.domain.calls import TOOL_NAMES
 from aftersales.mcp import prompts, resources, tools
 from aftersales.mcp.arguments import ArgumentGate
+from aftersales.mcp.described import DescribedTools, server_set
 from aftersales.mcp.ratelimit import Limit, RateLimiter
 from aftersales.mcp.recorder import CallRecorder
 from aftersales.mcp.surface import ServedSurface
@@ -46,6 +47,7 @@ def build_server(app: App) -> MCPServer:
         ),
     )
     tools.register(server, app)
+    described = DescribedTools(server_set(server, app.settings))  # a bad set file stops the start, naming it
     resources.register(server, app)
     prompts.register(server, app)
     app.metrics.bind(TOOL_NAMES, audit_dropped=lambda: app.audit.dropped)
@@ -55,11 +57,12 @@ def build_server(app: App) -> MCPServer:
     server.middleware.insert(
         0, CallTracer(lambda world, draft: app.worlds.append_trace(world, draft), app.form_answerer)
     )
-    # Then, outermost first: advertise only what is served, record what the client finally got, then spend rate
-    # tokens, then check the arguments.
+    # Then, outermost first: advertise only what is served, list the tools with the texts of the set in force,
+    # record what the client finally got, then spend rate tokens, then check the arguments.
     server.middleware.extend(
         [
             ServedSurface(server),
+            described,
             CallRecorder(app.audit, app.metrics),
             RateLimiter(
                 server,

@@ -61,11 +61,14 @@ def harness_settings(database_url: str | None = None, folder: Path | None = None
 
 
 @contextmanager
-def temporary_host(database_url: str | None = None) -> Iterator["Host"]:
-    """A Host whose control database and worlds live in a temporary folder, removed when it closes (also on Ctrl-C)."""
+def temporary_host(database_url: str | None = None, **changes: Any) -> Iterator["Host"]:
+    """A Host whose control database and worlds live in a temporary folder, removed when it closes (also on Ctrl-C).
+
+    `changes` are settings of its server (a tool description set, say), for every world it makes.
+    """
     with (
         tempfile.TemporaryDirectory(prefix="aftersales-eval-", ignore_cleanup_errors=True) as folder,
-        Host(harness_settings(database_url, Path(folder))) as host,
+        Host(harness_settings(database_url, Path(folder), **changes)) as host,
     ):
         yield host
 

@@ -1,6 +1,7 @@
 """What `aftersales eval` writes: report.json (its shape is `Report`, published as report.schema.json), junit.xml."""
 
 import xml.etree.ElementTree as ET
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, Literal
 
@@ -121,6 +122,15 @@ class Overall(Figures):
     tasks: int = Field(ge=0)
 
 
+class DescriptionsUsed(Closed):
+    """The tool description set a run's agent was shown."""
+
+    name: str = Field(description="The set's name; \"default\" for the server's own texts.")
+    sha256: str = Field(
+        pattern="^[0-9a-f]{64}$", description="The hash of every text served: equal hashes, equal texts."
+    )
+
+
 class Report(Closed):
     """report.json."""
 
@@ -148,6 +158,9 @@ class Report(Closed):
     )
     judge: str | None = Field(default=None, description="The judge's model (--judge), when the run had one.")
     judge_usage: Usage | None = Field(default=None, description="What the judge's model spent over the run.")
+    tool_descriptions: DescriptionsUsed | None = Field(
+        default=None, description="The tool texts every trial world served (eval --descriptions), to compare runs by."
+    )
 
 
 def build(
@@ -160,6 +173,7 @@ def build(
     seconds: float,
     skipped: dict[str, str] | None = None,
     mode: Mode = "brief",
+    descriptions: Mapping[str, str] | None = None,
     customer: str | None = None,
     judge: str | None = None,
 ) -> Report:
@@ -210,6 +224,7 @@ def build(
         customer_usage=_usage(_spent(results)),
         judge=judge,
         judge_usage=_usage(_judged(results)) if judge else None,
+        tool_descriptions=None if descriptions is None else DescriptionsUsed(**descriptions),
     )
 
 

@@ -42,9 +42,12 @@ HOW_TO = (
 )
 
 
-def admin_routes(app: App) -> list[BaseRoute]:
-    """The admin API's routes: the collection, and each world's operations mounted under it."""
-    admin = WorldsAdmin(app)
+def admin_routes(app: App, texts: api.Texts | None = None) -> list[BaseRoute]:
+    """The admin API's routes: the collection, and each world's operations mounted under it.
+
+    `texts` reads a new world's "tool_descriptions" (the served tools' description sets); None refuses the field.
+    """
+    admin = WorldsAdmin(app, texts)
     one_world = [
         Route("/{world_id}", admin.one, methods=["GET", "DELETE"]),
         Route("/{world_id}/fork", admin.fork, methods=["POST"]),
@@ -62,8 +65,8 @@ def admin_routes(app: App) -> list[BaseRoute]:
 class WorldsAdmin:
     """The handlers: authenticate, read the body, run the operation off the event loop, answer."""
 
-    def __init__(self, app: App) -> None:
-        self.app = app
+    def __init__(self, app: App, texts: api.Texts | None = None) -> None:
+        self.app, self._texts = app, texts
 
     async def collection(self, request: Request) -> Response:
         """GET: every world. POST: create one (201, with a token bound to it)."""
@@ -74,7 +77,7 @@ class WorldsAdmin:
         body = await _body(request)
         if isinstance(body, Response):
             return body
-        return await self._run(partial(api.create, self.app.worlds, body, _mcp_url(request)), status=201)
+        return await self._run(partial(api.create, self.app.worlds, body, _mcp_url(request), self._texts), status=201)
 
     async def one(self, request: Request) -> Response:
         """GET: the world. DELETE: drop it (204)."""

@@ -17,6 +17,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from aftersales.app import App
+from aftersales.mcp.described import world_texts_of
 from aftersales.mcp.server import build_server
 from aftersales.settings import Settings
 from aftersales.storage.migrate import current_revision, head_revision
@@ -98,7 +99,7 @@ def create_web_app(app: App, server: MCPServer | None = None) -> Starlette:
             Route("/healthz", healthz, methods=["GET"]),
             Route("/readyz", readyz, methods=["GET"]),
             Route("/metrics", metrics, methods=["GET"]),
-            *(admin_routes(app) if settings.worlds_admin_enabled else []),
+            *(admin_routes(app, world_texts_of(server, settings)) if settings.worlds_admin_enabled else []),
         ],
         lifespan=lambda _: lifespan(app, sessions),
     )

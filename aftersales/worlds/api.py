@@ -5,7 +5,7 @@ of a body and every answer's shape is here, so the CLI and the HTTP API stay the
 """
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -20,12 +20,16 @@ from aftersales.worlds.service import ID_PATTERN, Worlds
 CALLER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,63}$")  # as `aftersales token issue --caller` accepts
 TOKEN_SCOPES = (*ALL_SCOPES, ADMIN_SCOPE)
 DEFAULT_TTL = "1d"
-CREATE_FIELDS = {"from", "clock", "at", "deterministic", "seed", "id", "caller", "scopes", "ttl"}
+CREATE_FIELDS = {"from", "clock", "at", "deterministic", "seed", "id", "caller", "scopes", "ttl", "tool_descriptions"}
+Texts = Callable[[object], str]  # a body's "tool_descriptions" -> the checked set's stored text (mcp/described.py)
 
 
-def create(worlds: Worlds, body: Mapping[str, Any], mcp_url: str) -> dict[str, Any]:
-    """A new world from the baseline or a dataset file in the datasets folder, and a token bound to it."""
-    _only(body, CREATE_FIELDS)
+def create(worlds: Worlds, body: Mapping[str, Any], mcp_url: str, texts: Texts | None = None) -> dict[str, Any]:
+    """A new world from the baseline or a dataset file in the datasets folder, and a token bound to it.
+
+    `texts` reads "tool_descriptions" (the web layer's, which knows the tools); without it the field is refused.
+    """
+    _only(body, CREATE_FIELDS if texts is not None else CREATE_FIELDS - {"tool_descriptions"})
     caller, scopes, ttl = _claims(body)
     clock_mode, at = _clock(body)
     world = worlds.create(
@@ -35,13 +39,14 @@ def create(worlds: Worlds, body: Mapping[str, Any], mcp_url: str) -> dict[str, A
         deterministic=_flag(body, "deterministic"),
         seed=_seed(body),
         world_id=_id(body),
+        tool_descriptions=_texts(body, texts),
     )
     return _made(worlds, world, caller, scopes, ttl, mcp_url)
 
 
 def fork(worlds: Worlds, world_id: str, body: Mapping[str, Any], mcp_url: str) -> dict[str, Any]:
     """A new world holding another's current state, and a token bound to it."""
-    _only(body, CREATE_FIELDS - {"from"})
+    _only(body, CREATE_FIELDS - {"from", "tool_descriptions"})  # a fork serves what its source serves
     caller, scopes, ttl = _claims(body)
     clock_mode, at = _clock(body)
     world = worlds.fork(
@@ -174,6 +179,12 @@ def _clock(body: Mapping[str, Any]) -> tuple[str | None, datetime | None]:
             'Add "at" with the start time, for example "at": "2026-12-01T09:00:00Z".',
         )
     return mode, at
+
+
+def _texts(body: Mapping[str, Any], texts: Texts | None) -> str | None:
+    """The stored text of the description set the body asks for, or None for the server's own texts."""
+    value = body.get("tool_descriptions")
+    return None if value is None or texts is None else texts(value)
 
 
 def _id(body: Mapping[str, Any]) -> str | None:

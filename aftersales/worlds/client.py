@@ -106,9 +106,16 @@ class WorldsClient:
         caller: str = "agent",
         scopes: Scopes | None = None,
         ttl: str | None = None,
+        tool_descriptions: dict[str, Any] | str | None = None,
     ) -> World:
-        """A new world from the baseline or a dataset file in the server's AFTERSALES_WORLDS_DATASETS_DIR."""
+        """A new world from the baseline or a dataset file in the server's AFTERSALES_WORLDS_DATASETS_DIR.
+
+        `tool_descriptions` is a description set the world serves: the set itself (a file's YAML, read), or the name
+        of a set file in that folder.
+        """
         body = _options(clock, at, deterministic, seed, world_id, caller, scopes, ttl) | {"from": source}
+        if tool_descriptions is not None:
+            body["tool_descriptions"] = tool_descriptions
         return self._world(self._call("POST", "", body))
 
     def fork(

@@ -1,5 +1,7 @@
 """What a world is, without I/O: its clock, where its data lives, and the registry's record of it."""
 
+import hashlib
+import json
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, time, timedelta
 from typing import Any
@@ -112,6 +114,9 @@ class World:
     id_counter: int = 0
     id_counter_start: int = 0
     incarnation: str = ""  # a nonce of this creation; its tokens carry it ("" for worlds made before it existed)
+    # The canonical JSON of the tool description set it serves, every text filled in (mcp/descriptions.py); None
+    # for the server's own texts. Stored whole, so every replica serves the same texts and its hash names them.
+    tool_descriptions: str | None = None
 
     def reset_clock(self, wall: datetime) -> WorldClock:
         """The clock as it was at creation: frozen at the start, offset so that now is the start again, or real."""
@@ -133,7 +138,15 @@ class World:
             "deterministic": self.deterministic,
             "seed": self.seed if self.deterministic else None,
             "size_bytes": size,
+            "tool_descriptions": None if self.tool_descriptions is None else described_as(self.tool_descriptions),
         }
+
+
+def described_as(canonical: str) -> dict[str, str]:
+    """The name of a stored tool description set, and the sha256 of its texts alone (renaming changes no hash)."""
+    data = json.loads(canonical)
+    texts = json.dumps(data["tools"], sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return {"name": data["name"], "sha256": hashlib.sha256(texts.encode()).hexdigest()}
 
 
 def midnight(moment: datetime) -> datetime:

@@ -53,11 +53,13 @@ class Worlds:
         world_id: str | None = None,
         dataset_day: date | None = None,
         operator: bool = False,
+        tool_descriptions: str | None = None,
     ) -> World:
         """A new world from the baseline or a dataset file, its dates anchored to its clock.
 
         `operator` is the command line on the server's host: dataset files anywhere and generated databases too;
         otherwise (the admin API) dataset files only in AFTERSALES_WORLDS_DATASETS_DIR. Never the serving database.
+        `tool_descriptions` is the canonical text of a checked, completed description set the world serves.
         """
         wall = clock.wall()
         _check_start(at, seed)
@@ -87,6 +89,7 @@ class Worlds:
             deterministic=deterministic or seed is not None,
             seed=seed or 0,
             incarnation=secrets.token_hex(8),
+            tool_descriptions=tool_descriptions,
         )
         return self._materialise(world, lambda: self.places.copy(template, world.location))
 
@@ -127,6 +130,7 @@ class Worlds:
             id_counter=source.id_counter,
             id_counter_start=source.id_counter,
             incarnation=secrets.token_hex(8),
+            tool_descriptions=source.tool_descriptions,  # a copy of the world serves what it served
         )
 
         def copy() -> None:

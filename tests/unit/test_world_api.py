@@ -94,6 +94,7 @@ def test_a_good_create_body_reaches_the_service_and_answers_with_a_token_and_whe
             "deterministic": True,
             "seed": 4,
             "world_id": None,
+            "tool_descriptions": None,
         },
     )
     assert worlds.calls[1] == ("token", ("w-made", "agent", ["tickets:read"], timedelta(days=1)), {})
@@ -103,6 +104,14 @@ def test_a_good_create_body_reaches_the_service_and_answers_with_a_token_and_whe
         "http://127.0.0.1:8000/mcp",
         1024,
     )
+
+
+def test_a_create_body_s_tool_descriptions_reach_the_service_as_the_texts_reader_stores_them():
+    worlds, asked = Recording(), {"format": "aftersales-tool-descriptions/1"}
+    api.create(worlds, {"tool_descriptions": asked}, "http://127.0.0.1:8000/mcp", lambda given: f"stored {given}")  # type: ignore[arg-type]
+    assert worlds.calls[0][2]["tool_descriptions"] == f"stored {asked}"
+    with pytest.raises(WorldRequestError, match="fields this operation does not take: tool_descriptions"):
+        api.create(Untouched(), {"tool_descriptions": asked}, "http://127.0.0.1:8000/mcp")  # type: ignore[arg-type]
 
 
 def test_over_http_a_world_is_compared_with_its_source_or_a_world_never_with_a_file_on_the_server():

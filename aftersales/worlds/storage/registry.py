@@ -31,6 +31,7 @@ def _row(world: World) -> dict[str, Any]:
     values |= {name: getattr(world, name) for name in ("anchor_day", "start_mode", "start_at", "deterministic")}
     values |= {"seed": world.seed, "id_counter": world.id_counter, "id_counter_start": world.id_counter_start}
     values["incarnation"] = world.incarnation
+    values["tool_descriptions"] = world.tool_descriptions
     return values | {"location": str(world.location), "origin": str(world.origin)} | _clock_values(world.clock)
 
 
@@ -55,6 +56,7 @@ def _world(row: Any) -> World:
         id_counter=int(row.id_counter),
         id_counter_start=int(row.id_counter_start),
         incarnation=row.incarnation,
+        tool_descriptions=row.tool_descriptions,
     )
 
 

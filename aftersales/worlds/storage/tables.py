@@ -52,6 +52,8 @@ WORLDS = Table(
     Column("id_counter_start", BigInteger, nullable=False),
     # A nonce per creation, signed into the world's tokens: a world dropped and made again under its id is another.
     Column("incarnation", String(32), nullable=False, server_default=""),
+    # The tool texts the world serves (an aftersales-tool-descriptions/1 set, every text filled in), or NULL.
+    Column("tool_descriptions", Text, nullable=True),
     _one_of("state", STATES),
     _one_of("source_kind", SOURCE_KINDS),
     _one_of("clock_mode", CLOCK_MODES),
