@@ -77,6 +77,14 @@ class TraceEntry(Closed):
     )
 
 
+class Divergence(Closed):
+    """Where a replayed conversation left its recording: the agent said something else, or more."""
+
+    recorded: str | None = Field(
+        description="What the agent said at this turn in the recorded trial; null when it said nothing more there."
+    )
+
+
 class TurnEntry(Closed):
     """One turn of a conversation trial: the agent's message to the customer, or the customer's."""
 
@@ -93,6 +101,11 @@ class TurnEntry(Closed):
     miss: bool = Field(description="The customer could not map the agent's message to anything (a customer miss).")
     ended: bool = Field(description="The customer ended the conversation with this turn.")
     reason: Literal["need_met", "refused_and_told", "nothing_left", "turn_limit", "stopped_answering"] | None
+    diverged: Divergence | None = Field(
+        default=None,
+        description="Only on the first customer turn a replay's fallback engine played: the agent's message before "
+        "it was not the recorded one (`--customer replay:DIR`).",
+    )
 
 
 class TrajectoryLine(RootModel[TraceEntry | TurnEntry]):

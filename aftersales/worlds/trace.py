@@ -152,9 +152,13 @@ def turn(
     miss: bool = False,
     ended: bool = False,
     reason: str | None = None,
+    **more: Any,
 ) -> dict[str, Any]:
-    """One conversation turn as stored and exported (the store numbers it in the world's sequence)."""
-    return {
+    """One conversation turn as stored and exported (the store numbers it in the world's sequence).
+
+    `more` are further fields an engine gave the turn (trace.TurnEntry names them), kept as given.
+    """
+    return more | {
         "format": FORMAT,
         "type": TURN,
         "world": world,
