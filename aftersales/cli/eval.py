@@ -10,6 +10,7 @@ from pathlib import Path
 from aftersales.cli.tasks import TASKS_HELP
 from aftersales.settings import Settings
 from aftersales.testing import report as reports
+from aftersales.testing.conversation.engines import check_engine
 from aftersales.testing.host import temporary_host
 from aftersales.testing.loader import load, runnable
 from aftersales.testing.runner import Agent, TrialResult, run_eval
@@ -41,7 +42,10 @@ def add(run: argparse.ArgumentParser) -> None:
     run.add_argument(
         "--customer",
         default="scripted",
-        help="The engine playing the customer in conversation mode: scripted (default) or module:Class.",
+        help="The engine playing the customer in conversation mode: scripted (default), module:Class, or "
+        "replay:DIR to say again what the customer said in an earlier run's --out folder DIR, while the agent says "
+        "what it said then (replay:DIR,fallback=ENGINE names the engine that takes over where it does not; default "
+        "scripted).",
     )
     run.add_argument("--score-mentions", action="store_true", help="Fail trials whose stdout misses a fact to mention.")
     run.add_argument("--database-url", help="Control database for the worlds (default a private SQLite folder).")
@@ -56,6 +60,8 @@ def run_command(args: argparse.Namespace, settings: Settings) -> int:
     out = args.out or Path(tempfile.mkdtemp(prefix="aftersales-eval-out-"))
     out.mkdir(parents=True, exist_ok=True)
     agent = Agent(args.agent, args.timeout, args.forms, args.score_mentions, args.mode, args.customer)
+    if args.mode == "conversation":  # a replay missing a trial is refused before the worlds' server starts
+        check_engine(args.customer, [(task.id, number) for task in tasks for number in range(1, args.trials + 1)])
 
     def done(result: TrialResult) -> None:
         verdict = "pass" if result.passed else f"FAIL {result.verdict} ({', '.join(result.failed_parts)})"

@@ -164,7 +164,7 @@ def test_a_failing_customer_engine_makes_the_trial_an_infrastructure_verdict(hos
     (tmp_path / "briefs").mkdir()
     (tmp_path / "trajectories").mkdir()
     agent = Agent(f"{sys.executable} {Path(__file__).parent / 'conversation_agent.py'}", mode="conversation")
-    result = run_trial(host, agent, TASK, 1, tmp_path, lambda task, name: BrokenCustomer(task.customer))
+    result = run_trial(host, agent, TASK, 1, tmp_path, lambda task, name, trial: BrokenCustomer(task.customer))
     assert result.verdict == "infrastructure" and "the simulated customer failed" in result.infrastructure[0]
 
 
@@ -172,7 +172,7 @@ def test_eval_in_conversation_mode_hands_the_agent_the_channel_and_the_opening_o
     (tmp_path / "briefs").mkdir()
     (tmp_path / "trajectories").mkdir()
     agent = Agent(f"{sys.executable} {Path(__file__).parent / 'conversation_agent.py'}", mode="conversation")
-    result = run_trial(host, agent, TASK, 1, tmp_path, lambda task, name: FactCustomer(task.customer))
+    result = run_trial(host, agent, TASK, 1, tmp_path, lambda task, name, trial: FactCustomer(task.customer))
     brief = json.loads((tmp_path / "briefs" / f"{TASK.id}.1.json").read_text(encoding="utf-8"))
     jsonschema.Draft202012Validator(schemas.load("conversation-brief.schema.json")).validate(brief)
     assert set(brief) == {"format", "task_id", "title", "trial", "world_time", "opening", "forms", "form_answers"}
