@@ -10,6 +10,7 @@ from pathlib import Path
 from aftersales.cli.tasks import TASKS_HELP
 from aftersales.settings import Settings
 from aftersales.testing import report as reports
+from aftersales.testing.conversation.engines import check_engine
 from aftersales.testing.host import temporary_host
 from aftersales.testing.llm import ModelChoice, preflight
 from aftersales.testing.loader import load, runnable
@@ -43,7 +44,9 @@ def add(run: argparse.ArgumentParser) -> None:
         "--customer",
         default="scripted",
         help="The engine playing the customer in conversation mode: scripted (default), llm (a language model: "
-        "AFTERSALES_CUSTOMER_MODEL, docs/conversations.md) or module:Class.",
+        "AFTERSALES_CUSTOMER_MODEL, docs/tasks.md), module:Class, or replay:DIR to say again what the customer said "
+        "in an earlier run's --out folder DIR, while the agent says what it said then (replay:DIR,fallback=ENGINE "
+        "names the engine that takes over where it does not; default scripted).",
     )
     run.add_argument("--score-mentions", action="store_true", help="Fail trials whose stdout misses a fact to mention.")
     run.add_argument(
@@ -92,6 +95,8 @@ def run_command(args: argparse.Namespace, settings: Settings) -> int:
         judge,
         args.score_judgements,
     )
+    if args.mode == "conversation":  # a replay missing a trial is refused before the worlds' server starts
+        check_engine(args.customer, [(task.id, number) for task in tasks for number in range(1, args.trials + 1)])
 
     def done(result: TrialResult) -> None:
         verdict = "pass" if result.passed else f"FAIL {result.verdict} ({', '.join(result.failed_parts)})"

@@ -13,7 +13,7 @@ from aftersales.durations import parse_duration
 from aftersales.testing.brief import Brief, ConversationBrief, Mode, brief_for, conversation_brief_for
 from aftersales.testing.conversation.channel import Conversation
 from aftersales.testing.conversation.client import CustomerClient
-from aftersales.testing.conversation.engines import engine_for, turn_limit_for
+from aftersales.testing.conversation.engines import check_engine, engine_for, turn_limit_for
 from aftersales.testing.conversation.misses import customer_misses
 from aftersales.testing.conversation.model import CustomerEngine
 from aftersales.testing.customer import Callback, elicitation_callback
@@ -143,11 +143,14 @@ class AgentTrials:
         """Call `agent(world, brief)` once per trial; its return value is its final answer to the customer.
 
         In conversation mode the brief is a ConversationBrief, and `brief.customer.say(text)` talks to the customer,
-        played by `customer`: an engine name (conversation.engines) or a function making an engine for the task.
+        played by `customer`: an engine name (conversation.engines: "replay:DIR" replays an eval run's customers)
+        or a function making an engine for the task.
         """
         chosen = _task(task)
         if mode == "conversation" and not self._host.channels:
             raise NoChannel(NO_CHANNEL)
+        if mode == "conversation" and isinstance(customer, str):
+            check_engine(customer, [(chosen.id, number) for number in range(1, trials + 1)])
         run = TaskRun(chosen)
         for number in range(1, trials + 1):
             opened = self._host.open_trial(chosen, scripted_forms=forms == "world", mode=mode)
@@ -177,7 +180,7 @@ class AgentTrials:
         """The trial's brief; in conversation mode with the customer's channel started and attached."""
         if mode == "brief":
             return None, brief_for(task, number, forms)
-        engine = engine_for(task, customer) if isinstance(customer, str) else customer(task)
+        engine = engine_for(task, customer, number) if isinstance(customer, str) else customer(task)
         conversation, url = self._host.converse(opened, engine, turn_limit_for(task))
         return conversation, conversation_brief_for(task, number, forms, CustomerClient(url, opened.token))
 

@@ -17,7 +17,7 @@ from typing import Literal
 
 from aftersales.testing.brief import Mode, brief_for, conversation_brief_for
 from aftersales.testing.conversation.channel import Conversation
-from aftersales.testing.conversation.engines import engine_for, turn_limit_for
+from aftersales.testing.conversation.engines import check_engine, engine_for, turn_limit_for
 from aftersales.testing.conversation.misses import customer_misses
 from aftersales.testing.conversation.model import CustomerEngine
 from aftersales.testing.hosting import NO_CHANNEL, NoChannel, TrialHost, TrialWorld
@@ -28,7 +28,7 @@ from aftersales.testing.tasks import Task
 
 ANSWER_CHARS = 4000  # of the agent's stdout kept as its final answer
 UNMADE = Score(outcome=[], calls=[], world_hash="", diff={})  # the score of a trial whose world was never made
-Engines = Callable[[Task, str], CustomerEngine]  # (task, engine name) -> a fresh engine playing its customer
+Engines = Callable[[Task, str, int], CustomerEngine]  # (task, engine name, trial) -> a fresh engine for that trial
 
 
 @dataclass(frozen=True)
@@ -110,7 +110,7 @@ def _run_in(
     engine: CustomerEngine | None = None
     if agent.mode == "conversation":
         try:
-            engine = engines(task, agent.customer)
+            engine = engines(task, agent.customer, number)
             conversation, env["AFTERSALES_CUSTOMER_URL"] = host.converse(trial, engine, turn_limit_for(task))
         except Exception as problem:
             failed = _could_not("start the customer of", problem)
@@ -185,8 +185,11 @@ def run_eval(
     engines: Engines = engine_for,
 ) -> list[TrialResult]:
     """Every trial of every task, `parallel` at a time, in task order in the result."""
-    if agent.mode == "conversation" and not host.channels:
-        raise NoChannel(NO_CHANNEL)
+    jobs = [(task, number) for task in tasks for number in range(1, trials + 1)]
+    if agent.mode == "conversation":
+        if not host.channels:
+            raise NoChannel(NO_CHANNEL)
+        check_engine(agent.customer, [(task.id, number) for task, number in jobs])  # before any world is made
     (out / "briefs").mkdir(parents=True, exist_ok=True)
     (out / "trajectories").mkdir(parents=True, exist_ok=True)
 
@@ -196,6 +199,5 @@ def run_eval(
             done(result)
         return result
 
-    jobs = [(task, number) for task in tasks for number in range(1, trials + 1)]
     with ThreadPoolExecutor(max_workers=max(1, parallel)) as pool:
         return list(pool.map(one, jobs))

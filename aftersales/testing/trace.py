@@ -90,6 +90,14 @@ class TurnUsage(Closed):
     )
 
 
+class Divergence(Closed):
+    """Where a replayed conversation left its recording: the agent said something else, or more."""
+
+    recorded: str | None = Field(
+        description="What the agent said at this turn in the recorded trial; null when it said nothing more there."
+    )
+
+
 class TurnEntry(Closed):
     """One turn of a conversation trial: the agent's message to the customer, or the customer's."""
 
@@ -108,6 +116,11 @@ class TurnEntry(Closed):
     reason: Literal["need_met", "refused_and_told", "nothing_left", "turn_limit", "stopped_answering"] | None
     usage: TurnUsage | None = Field(
         default=None, description="What the model's reply cost (a customer played by a model); absent otherwise."
+    )
+    diverged: Divergence | None = Field(
+        default=None,
+        description="Only on the first customer turn a replay's fallback engine played: the agent's message before "
+        "it was not the recorded one (`--customer replay:DIR`).",
     )
 
 

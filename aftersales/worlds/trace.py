@@ -152,10 +152,13 @@ def turn(
     miss: bool = False,
     ended: bool = False,
     reason: str | None = None,
-    usage: Mapping[str, Any] | None = None,
+    **more: Any,
 ) -> dict[str, Any]:
-    """One conversation turn as stored and exported (the store numbers it in the world's sequence)."""
-    entry = {
+    """One conversation turn as stored and exported (the store numbers it in the world's sequence).
+
+    `more` are further fields an engine gave the turn (trace.TurnEntry names them), kept as given.
+    """
+    return more | {
         "format": FORMAT,
         "type": TURN,
         "world": world,
@@ -169,8 +172,6 @@ def turn(
         "ended": ended,
         "reason": reason,
     }
-    # Only a model's reply has a usage: a scripted customer's turns read as they always did.
-    return entry if usage is None else entry | {"usage": dict(usage)}
 
 
 def is_turn(entry: Mapping[str, Any]) -> bool:

@@ -164,7 +164,7 @@ def test_a_failing_customer_engine_makes_the_trial_an_infrastructure_verdict(hos
     (tmp_path / "briefs").mkdir()
     (tmp_path / "trajectories").mkdir()
     agent = Agent(f"{sys.executable} {Path(__file__).parent / 'conversation_agent.py'}", mode="conversation")
-    result = run_trial(host, agent, TASK, 1, tmp_path, lambda task, name: BrokenCustomer(task.customer))
+    result = run_trial(host, agent, TASK, 1, tmp_path, lambda task, name, trial: BrokenCustomer(task.customer))
     assert result.verdict == "infrastructure" and "the simulated customer failed" in result.infrastructure[0]
 
 
@@ -172,7 +172,7 @@ def test_eval_in_conversation_mode_hands_the_agent_the_channel_and_the_opening_o
     (tmp_path / "briefs").mkdir()
     (tmp_path / "trajectories").mkdir()
     agent = Agent(f"{sys.executable} {Path(__file__).parent / 'conversation_agent.py'}", mode="conversation")
-    result = run_trial(host, agent, TASK, 1, tmp_path, lambda task, name: FactCustomer(task.customer))
+    result = run_trial(host, agent, TASK, 1, tmp_path, lambda task, name, trial: FactCustomer(task.customer))
     brief = json.loads((tmp_path / "briefs" / f"{TASK.id}.1.json").read_text(encoding="utf-8"))
     jsonschema.Draft202012Validator(schemas.load("conversation-brief.schema.json")).validate(brief)
     assert set(brief) == {"format", "task_id", "title", "trial", "world_time", "opening", "forms", "form_answers"}
@@ -180,3 +180,25 @@ def test_eval_in_conversation_mode_hands_the_agent_the_channel_and_the_opening_o
     lines = (tmp_path / result.trajectory).read_text(encoding="utf-8").splitlines()
     assert [json.loads(line)["speaker"] for line in lines] == ["customer", "agent", "customer", "agent", "customer"]
     assert result.verdict == "customer_miss"  # its second message meant nothing to the customer, and it failed
+
+
+def test_the_plugin_replays_the_customer_of_an_eval_run_for_an_agent_that_says_the_same(host: Host, tmp_path: Path):
+    (tmp_path / "briefs").mkdir()
+    (tmp_path / "trajectories").mkdir()
+    agent = Agent(f"{sys.executable} {Path(__file__).parent / 'conversation_agent.py'}", mode="conversation")
+    recorded = run_trial(host, agent, TASK, 1, tmp_path, lambda task, name, trial: FactCustomer(task.customer))
+    replayed: list[dict[str, Any]] = []
+
+    def same(world: Any, brief: Any) -> str:
+        brief.customer.say("Which order is this about?")
+        brief.customer.say("Lovely  weather?")  # white space apart, what the recorded agent said
+        replayed.extend(world.trace())
+        return ""
+
+    run = AgentTrials(host, [].append).run(TASK, same, mode="conversation", customer=f"replay:{tmp_path}")
+    then = [json.loads(line) for line in (tmp_path / recorded.trajectory).read_text(encoding="utf-8").splitlines()]
+    assert [turn["engine"] for turn in replayed] == ["facts"] * 5  # the recorded engine's turns, said again
+    assert [turn["text"] for turn in replayed[::2]] == [turn["text"] for turn in then[::2]]
+    assert run.verdicts == [recorded.verdict]
+    with pytest.raises(ValueError, match=r"no recorded trial refund-tshirts-store-credit\.2"):
+        AgentTrials(host, [].append).run(TASK, same, trials=2, mode="conversation", customer=f"replay:{tmp_path}")

@@ -126,6 +126,7 @@ class Conversation:
     def _turn(self, speaker: Speaker, reply: Reply) -> None:
         facts: dict[str, Any] = {"engine": self.engine.name}
         if speaker == "customer":
+            facts |= dict(reply.facts)  # the engine's further fields first: the channel's own always win
             facts |= {"revealed": reply.revealed, "miss": reply.miss, "ended": reply.ended, "reason": reply.reason}
             if reply.usage is not None:
                 facts["usage"] = reply.usage.as_json()

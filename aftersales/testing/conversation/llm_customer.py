@@ -13,7 +13,7 @@ import asyncio
 import hashlib
 import json
 from collections import Counter
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
 from typing import Any, Literal, TypeVar
@@ -70,6 +70,7 @@ class LlmCustomer:
         build(self._choice)  # refuse a model that cannot be built now, not at the first reply
         self._turn_limit = turn_limit
         self._history: list[Any] = []  # the model's messages so far (pydantic-ai ModelMessage)
+        self._prelude = ""  # the conversation so far as text, when this engine took over part-way (resume)
         self._replies = 0
         self._names = set(customer.facts())
         self._told: Counter[str] = Counter()  # times each changes_mind field was given
@@ -96,6 +97,15 @@ class LlmCustomer:
             turn.message.strip(), revealed, ended=turn.end, reason=turn.reason if turn.end else None, usage=usage
         )
 
+    def resume(self, opening: str, exchanges: Sequence[tuple[str, Reply]]) -> None:
+        """Take over a conversation part-way (a replay's fallback): the model is shown it once, and nothing is paid."""
+        lines = [f"You: {opening}"]
+        for said, reply in exchanges:
+            lines += [f"Agent: {said}", f"You: {reply.text}"]
+            self._follow_changes(reply.revealed)
+        self._replies = len(exchanges)
+        self._prelude = "The conversation so far:\n" + "\n".join(lines) + "\n\nThe agent now says:\n"
+
     async def _ask(self, message: str) -> Any:
         """One run of the model on the agent's message, with the conversation so far (a fresh model per reply, so
         no connection outlives the event loop it was made on)."""
@@ -107,7 +117,8 @@ class LlmCustomer:
             instructions=prompt_for(self._customer),
             model_settings=settings_for(self._choice),
         )
-        return await agent.run(message, message_history=self._history or None)
+        prompt, self._prelude = self._prelude + message, ""
+        return await agent.run(prompt, message_history=self._history or None)
 
     def _follow_changes(self, revealed: tuple[str, ...]) -> None:
         """The second time the customer gives a wants field they change their mind about, the change is made."""

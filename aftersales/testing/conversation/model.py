@@ -1,8 +1,8 @@
 """The parts of a conversation trial: what the customer replied, and one turn of the timeline."""
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from aftersales.testing.llm import Usage
@@ -22,12 +22,15 @@ class Reply:
     reason: EndReason | None = None  # why, when ended
     miss: bool = False  # the engine could not map the agent's message to anything (a customer miss)
     usage: "Usage | None" = None  # what a model's reply cost (an engine played by a model)
+    # More fields for this reply's turn in the trace, written as given (a replayed turn's recorded `usage`, or
+    # `diverged` on the first turn a replay's fallback plays); the fields above are always the channel's.
+    facts: Mapping[str, Any] = field(default_factory=dict)
 
 
 class CustomerEngine(Protocol):
     """Plays the task's customer: deterministic for the scripted engine (same message, same reply)."""
 
-    name: str  # "scripted" (later "llm", "replay")
+    name: str  # "scripted", "llm", …: read for each turn it plays, so it may change mid-way (a replay's fallback)
 
     def opening(self) -> str: ...  # the customer's first message
 
@@ -39,3 +42,14 @@ class ChangesMind(Protocol):
     """An engine whose customer can change their mind: it hands the changed customer to `on_change`."""
 
     on_change: "Callable[[Customer], None] | None"
+
+
+@runtime_checkable
+class Resumes(Protocol):
+    """An engine that can take over a conversation part-way: told what was said so far, it says nothing itself.
+
+    A replay's fallback that has no `resume` is brought up to date by hearing the agent's messages so far through
+    `reply`, its answers discarded (free for the scripted customer; an engine paying per reply should resume).
+    """
+
+    def resume(self, opening: str, exchanges: Sequence[tuple[str, Reply]]) -> None: ...

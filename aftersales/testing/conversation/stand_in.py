@@ -15,19 +15,27 @@ from aftersales.testing.conversation.llm_customer import customer_in
 from aftersales.testing.conversation.model import Reply
 from aftersales.testing.conversation.scripted import ScriptedCustomer
 
+PRELUDE, NOW = "The conversation so far:\n", "\n\nThe agent now says:\n"  # LlmCustomer.resume's framing
 UNLIMITED = 1_000_000  # the conversation enforces the turn limit; the stand-in never ends on one
 MODEL_REASONS = ("need_met", "refused_and_told", "nothing_left")  # what the model's reply may give as a reason
 
 
 def agent_messages(messages: list[ModelMessage]) -> list[str]:
-    """The agent's messages so far, in order: the user prompts of the model's requests."""
-    return [
-        str(part.content)
-        for message in messages
-        if isinstance(message, ModelRequest)
-        for part in message.parts
-        if isinstance(part, UserPromptPart)
-    ]
+    """The agent's messages so far, in order: the user prompts of the model's requests (and, when the engine took
+    over part-way, the agent's lines of the conversation it was shown first)."""
+    said: list[str] = []
+    for message in messages:
+        if not isinstance(message, ModelRequest):
+            continue
+        for part in message.parts:
+            if not isinstance(part, UserPromptPart):
+                continue
+            text = str(part.content)
+            if text.startswith(PRELUDE) and NOW in text:
+                earlier, text = text.split(NOW, 1)
+                said += [line.removeprefix("Agent: ") for line in earlier.splitlines() if line.startswith("Agent: ")]
+            said.append(text)
+    return said
 
 
 def scripted_reply(messages: list[ModelMessage], info: AgentInfo) -> Reply:
