@@ -56,15 +56,13 @@ def test_an_ending_while_the_agent_asks_something_is_a_miss_and_the_harness_endi
         assert customer_misses(TASK, timeline(("agent", "What is your order number?"), ending(reason))) == []
 
 
-def test_a_need_met_before_any_write_of_a_task_that_writes_is_a_miss_and_after_one_it_is_not():
-    told = ("agent", "All done, your refund is on its way.")
-    assert customer_misses(TASK, timeline(told, ending("need_met"))) == [
-        "turn #3: the customer said its need was met before any ticket was written or cancelled"
+def test_an_ending_while_the_agent_is_at_work_is_a_miss_and_one_after_the_agent_signs_off_is_not():
+    working = ("agent", "Let me check that for you, one moment.")
+    assert customer_misses(TASK, timeline(working, ending("need_met"))) == [
+        "turn #3: the customer ended the conversation (need_met) while the agent was still at work on its request"
     ]
-    write = {"tool": "after_sales_create_ticket", "outcome": "ok"}
-    assert customer_misses(TASK, timeline(write, told, ending("need_met"))) == []
-    refused = {"tool": "after_sales_create_ticket", "outcome": "tool_error"}
-    assert customer_misses(TASK, timeline(refused, told, ending("need_met")))
+    # Taken at its word by a customer who leaves, an agent that did nothing has failed, not the customer.
+    assert customer_misses(TASK, timeline(("agent", "Thanks! Have a great day."), ending("need_met"))) == []
 
 
 @pytest.mark.parametrize("engine_missed", [True, False])

@@ -8,21 +8,20 @@ error never counts against the agent. Three kinds, whatever engine played the cu
   agent had not asked for, not said itself, and the customer had not given before: not in the opening, nor in a
   story or description it was asked for.
 - ended early: the customer ended the conversation (need met, refused and told, nothing left) in reply to a message
-  that asked it something, or said its need was met when the task writes and no write had succeeded yet. The
-  harness's own endings (turn_limit) and a task's scripted silence (stopped_answering) are not misses.
+  that asked it something, or to one saying the agent was still at work ("let me check", "one moment"). An ending
+  in reply to anything else is the customer taking the agent at its word: if nothing was done, that is the agent's
+  failure. The harness's own endings (turn_limit) and a task's scripted silence (stopped_answering) are not misses.
 """
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from aftersales.testing.conversation.reading import asked
-from aftersales.testing.scoring import expects_change
+from aftersales.testing.conversation.reading import asked, statement_kind
 from aftersales.testing.spoken import says_text
 from aftersales.testing.tasks import Task
-from aftersales.worlds.trace import is_turn, tool_calls
+from aftersales.worlds.trace import is_turn
 
 Entry = Mapping[str, Any]
-WRITES = ("after_sales_create_ticket", "after_sales_cancel_ticket")
 EARLY = ("need_met", "refused_and_told", "nothing_left")  # endings the customer chose
 GIVES_TEXT = ("story", "wants.description")  # asked for, these give their own words, facts in them included
 
@@ -54,7 +53,7 @@ def customer_misses(task: Task, trace: Sequence[Entry]) -> list[str]:
         if entry.get("miss"):
             problems.append(f"turn #{entry['seq']}: the customer could not map the agent's message to anything")
         if entry.get("ended") and entry.get("reason") in EARLY:
-            problems += _ended_early(task, entry, last_agent, timeline)
+            problems += _ended_early(entry, last_agent)
     return problems
 
 
@@ -67,7 +66,7 @@ def _leaks(entry: Entry, text: str, facts: dict[str, str], heard: set[str], allo
     ]
 
 
-def _ended_early(task: Task, entry: Entry, agent: Entry, timeline: list[Entry]) -> list[str]:
+def _ended_early(entry: Entry, agent: Entry) -> list[str]:
     """Why an ending the customer chose came too soon, if it did."""
     wanted = asked(str(agent.get("text") or ""))
     if wanted:
@@ -75,12 +74,11 @@ def _ended_early(task: Task, entry: Entry, agent: Entry, timeline: list[Entry]) 
             f"turn #{entry['seq']}: the customer ended the conversation ({entry['reason']}) while the agent was "
             f"asking for {', '.join(wanted)}"
         ]
-    written = any(
-        call.get("tool") in WRITES and call.get("outcome") == "ok" and int(call["seq"]) < int(entry["seq"])
-        for call in tool_calls(timeline)
-    )
-    if entry.get("reason") == "need_met" and expects_change(task.expected) and not written:
-        return [f"turn #{entry['seq']}: the customer said its need was met before any ticket was written or cancelled"]
+    if statement_kind(str(agent.get("text") or "")) == "holding":
+        return [
+            f"turn #{entry['seq']}: the customer ended the conversation ({entry['reason']}) while the agent was "
+            "still at work on its request"
+        ]
     return []
 
 
