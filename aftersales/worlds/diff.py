@@ -18,10 +18,14 @@ FORMAT = "aftersales-world-diff/1"
 SHOWN = 60  # characters of a value in the text form
 
 
-def diff(before: dict[str, Any], after: dict[str, Any], before_label: str, after_label: str) -> dict[str, Any]:
-    """What changed from `before` to `after`."""
+def diff(
+    before: dict[str, Any], after: dict[str, Any], before_label: str, after_label: str, before_hash: str | None = None
+) -> dict[str, Any]:
+    """What changed from `before` to `after` (`before_hash`: its digest, when the caller has it already)."""
     tables: dict[str, Any] = {}
     for name in sorted(set(before["tables"]) | set(after["tables"])):
+        if before["tables"].get(name) == after["tables"].get(name):  # most tables of an episode are untouched
+            continue
         key = after["keys"].get(name) or before["keys"][name]
         old, new = _indexed(before["tables"].get(name, []), key), _indexed(after["tables"].get(name, []), key)
         added = [{"key": _key(k, key), "row": new[k]} for k in sorted(new.keys() - old.keys(), key=_sortable)]
@@ -36,7 +40,7 @@ def diff(before: dict[str, Any], after: dict[str, Any], before_label: str, after
     summary = {name: {kind: len(rows) for kind, rows in entry.items()} for name, entry in tables.items()}
     return {
         "format": FORMAT,
-        "before": {"label": before_label, "hash": digest(before)},
+        "before": {"label": before_label, "hash": before_hash or digest(before)},
         "after": {"label": after_label, "hash": digest(after)},
         "identical": not tables,
         "summary": summary,

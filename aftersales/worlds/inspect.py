@@ -3,6 +3,7 @@
 import json
 import threading
 from collections import OrderedDict
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +11,7 @@ from aftersales.worlds.diff import diff
 from aftersales.worlds.errors import WorldRequestError
 from aftersales.worlds.model import Place, World
 from aftersales.worlds.service import ID_PATTERN, Worlds
-from aftersales.worlds.snapshot import FORMAT, GENERATED, canonical, digest, table_names
+from aftersales.worlds.snapshot import FORMAT, GENERATED, Known, canonical, digest, known, table_names
 from aftersales.worlds.storage.rows import read_tables
 
 Tables = tuple[str, ...] | None  # the tables to compare, or None for all of them
@@ -63,9 +64,10 @@ def compare(
 def against_source(worlds: Worlds, world_id: str, audit: bool = False, tables: Tables = None) -> dict[str, Any]:
     """A world against its state at creation."""
     world = worlds.get(world_id)
-    before = _origin(worlds, world, audit, tables)
+    before, before_hash = _origin(worlds, world, audit, tables)
     label = f"its source ({world.source if world.source_kind != 'world' else 'world ' + world.source} as copied)"
-    return diff(before, snapshot(worlds, world_id, audit, tables), label, f"world {world.id}")
+    after = _read(worlds, world.location, world, audit, tables, before) | {"world": world.id}
+    return diff(before.snapshot, after, label, f"world {world.id}", before_hash)
 
 
 def against_world(
@@ -111,12 +113,13 @@ def checked_snapshot(document: object, where: str) -> dict[str, Any]:
 # Snapshots of origins, which never change once made (templates and a fork's copy of its source are sealed):
 # diffs against a world's source read only the world. Keyed by the origin's database, and for a fork's own copy
 # by the world's creation time too, since a world made again under the same id has an origin of its own.
-_ORIGINS: OrderedDict[tuple[str, str, str, bool, Tables], dict[str, Any]] = OrderedDict()
+_ORIGINS: OrderedDict[tuple[str, str, str, bool, Tables], tuple[Known, str]] = OrderedDict()
 _ORIGINS_KEPT = 8
 _ORIGINS_LOCK = threading.Lock()
 
 
-def _origin(worlds: Worlds, world: World, audit: bool, tables: Tables) -> dict[str, Any]:
+def _origin(worlds: Worlds, world: World, audit: bool, tables: Tables) -> tuple[Known, str]:
+    """The snapshot of the world's origin and its digest, both kept for the next diff against it."""
     made = world.created_at.isoformat() if world.origin_owned else ""
     key = (worlds.places.url(world.origin), made, world.anchor_day.isoformat(), audit, tables)
     with _ORIGINS_LOCK:
@@ -124,7 +127,8 @@ def _origin(worlds: Worlds, world: World, audit: bool, tables: Tables) -> dict[s
         if known is not None:
             _ORIGINS.move_to_end(key)
             return known
-    read = _read(worlds, world.origin, world, audit, tables)
+    origin = _known(worlds, world.origin, world, audit, tables)
+    read = origin, digest(origin.snapshot)
     with _ORIGINS_LOCK:
         _ORIGINS[key] = read
         while len(_ORIGINS) > _ORIGINS_KEPT:
@@ -132,13 +136,28 @@ def _origin(worlds: Worlds, world: World, audit: bool, tables: Tables) -> dict[s
     return read
 
 
-def _read(worlds: Worlds, place: Place, world: World, audit: bool, tables: Tables = None) -> dict[str, Any]:
+def _read(
+    worlds: Worlds, place: Place, world: World, audit: bool, tables: Tables = None, before: Known | None = None
+) -> dict[str, Any]:
+    """The canonical snapshot of a place (reusing `before`'s unchanged tables), cut to the tables asked for."""
+    return _cut(canonical(_rows(worlds, place, audit, tables), world.anchor_day, audit, before), tables)
+
+
+def _known(worlds: Worlds, place: Place, world: World, audit: bool, tables: Tables) -> Known:
+    """A place's snapshot kept with what later snapshots of its world reuse."""
+    kept = known(_rows(worlds, place, audit, tables), world.anchor_day, audit)
+    return replace(kept, snapshot=_cut(kept.snapshot, tables))
+
+
+def _rows(worlds: Worlds, place: Place, audit: bool, tables: Tables) -> dict[str, list[dict[str, Any]]]:
     names = table_names(audit)
     if tables is not None:  # the tables asked for, and those whose ids name handles the others mention
         names = [name for name in names if name in tables or name in GENERATED]
     with worlds.places.reading(place) as engine:
-        rows = read_tables(engine, names)
-    whole = canonical(rows, world.anchor_day, audit)
+        return read_tables(engine, names)
+
+
+def _cut(whole: dict[str, Any], tables: Tables) -> dict[str, Any]:
     if tables is not None:
         whole["tables"] = {name: rows for name, rows in whole["tables"].items() if name in tables}
         whole["keys"] = {name: key for name, key in whole["keys"].items() if name in tables}

@@ -15,6 +15,7 @@ called is the trace's business, and the audit of a run holds timings that never 
 
 import json
 import re
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from hashlib import sha256
 from typing import Any
@@ -41,11 +42,47 @@ def table_names(audit: bool) -> list[str]:
     return [name for name in business_tables() if audit or name != AUDIT]
 
 
-def canonical(rows: dict[str, list[dict[str, Any]]], origin: datetime, audit: bool) -> dict[str, Any]:
-    """The snapshot of tables read as stored, relative to `origin` (the world's anchor day)."""
+@dataclass(frozen=True)
+class Known:
+    """A snapshot with what it was made from, so a later snapshot of the same world reuses its unchanged tables."""
+
+    rows: dict[str, list[dict[str, Any]]]  # as read
+    names: dict[str, str]  # generated id -> its name
+    texts: dict[str, frozenset[str]]  # every text value of each table (inside its JSON columns too)
+    snapshot: dict[str, Any]
+
+
+def known(rows: dict[str, list[dict[str, Any]]], origin: datetime, audit: bool) -> Known:
+    """The snapshot of `rows`, kept with what a later snapshot needs to reuse its tables."""
+    texts = {name: frozenset(_texts(name, table_rows)) for name, table_rows in rows.items()}
+    return Known(rows, _generated_names(rows), texts, canonical(rows, origin, audit))
+
+
+def canonical(
+    rows: dict[str, list[dict[str, Any]]], origin: datetime, audit: bool, before: Known | None = None
+) -> dict[str, Any]:
+    """The snapshot of tables read as stored, relative to `origin` (the world's anchor day).
+
+    With `before` (an earlier snapshot of the same world, from the same anchor day), a table read exactly as it was
+    then, holding no generated id whose name has changed since, is taken from it: the same rows give the same
+    canonical rows, and an episode leaves most tables as they were.
+    """
     names = _generated_names(rows)
+    renamed = (
+        set()
+        if before is None
+        else {k for k in names.keys() | before.names.keys() if names.get(k) != before.names.get(k)}
+    )
     tables, keys = {}, {}
     for name, table_rows in rows.items():
+        if (
+            before is not None
+            and name in before.snapshot["tables"]
+            and before.rows.get(name) == table_rows
+            and not renamed & before.texts[name]
+        ):
+            tables[name], keys[name] = before.snapshot["tables"][name], before.snapshot["keys"][name]
+            continue
         key = KEYS.get(name) or tuple(column.name for column in business_tables()[name].primary_key.columns)
         normalised = [_row(name, row, origin, names) for row in _sequenced(name, table_rows)]
         tables[name], keys[name] = sorted(normalised, key=lambda row: _order(row, key)), list(key)
@@ -105,6 +142,27 @@ def _row(table: str, row: dict[str, Any], origin: datetime, names: dict[str, str
             value = _parsed(value)
         out[column] = _value(value, origin, names)
     return out
+
+
+def _texts(table: str, rows: list[dict[str, Any]]) -> set[str]:
+    """Every text value of a table's rows, those inside its JSON columns included."""
+    json_columns = JSON_COLUMNS.get(table, ())
+    found: set[str] = set()
+    for row in rows:
+        for column, value in row.items():
+            _collect(_parsed(value) if column in json_columns and isinstance(value, str) else value, found)
+    return found
+
+
+def _collect(value: Any, found: set[str]) -> None:
+    if isinstance(value, str):
+        found.add(value)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _collect(item, found)
+    elif isinstance(value, list):
+        for item in value:
+            _collect(item, found)
 
 
 def _parsed(text: str) -> Any:

@@ -4,7 +4,7 @@ import json
 from datetime import UTC, datetime, timedelta
 
 from aftersales.worlds.diff import describe, diff
-from aftersales.worlds.snapshot import canonical, digest, relative
+from aftersales.worlds.snapshot import canonical, digest, known, relative
 
 ORIGIN = datetime(2026, 12, 1, tzinfo=UTC)
 AT = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
@@ -111,3 +111,19 @@ def test_identical_snapshots_give_an_empty_diff():
     result = diff(snapshot, snapshot, "a", "b")
     assert (result["identical"], result["tables"], result["summary"]) == (True, {}, {})
     assert describe(result).startswith("b against a: identical")
+
+
+def test_a_snapshot_made_from_an_earlier_one_reuses_only_tables_whose_rows_and_quote_names_are_unchanged():
+    earlier_quote = quote(OTHER_QUOTE, AT + timedelta(minutes=10))
+    start = {"quotes": [earlier_quote], "idempotency_records": [record(OTHER_QUOTE)]}
+    before = known(start, ORIGIN, audit=False)
+    # A quote made earlier in the day than the one the record names renumbers it: quote#1 becomes quote#2. The
+    # record's row is as it was, but its canonical form is not, so it must not be taken from the earlier snapshot.
+    after = {"quotes": [quote(RAW_QUOTE, AT), earlier_quote], "idempotency_records": [record(OTHER_QUOTE)]}
+    reused = canonical(after, ORIGIN, audit=False, before=before)
+    assert reused == canonical(after, ORIGIN, audit=False)
+    assert reused["tables"]["idempotency_records"][0]["arguments"]["quote_id"] == "quote#2"
+    # Nothing changed: every table is the earlier snapshot's own, and the hash is the one computed afresh.
+    same = canonical(start, ORIGIN, audit=False, before=before)
+    assert same["tables"]["idempotency_records"] is before.snapshot["tables"]["idempotency_records"]
+    assert digest(same) == digest(canonical(start, ORIGIN, audit=False))
