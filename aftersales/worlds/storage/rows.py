@@ -15,12 +15,15 @@ def business_tables() -> dict[str, Table]:
 def read_tables(engine: Engine, names: list[str]) -> dict[str, list[dict[str, Any]]]:
     """Every row of the named tables as plain dicts, read in one transaction so they agree with each other."""
     tables = business_tables()
+    read: dict[str, list[dict[str, Any]]] = {}
     with engine.connect() as connection, connection.begin():
-        return {
-            name: [dict(row._mapping) for row in connection.execute(select(tables[name]))]
-            for name in names
-            if name in tables
-        }
+        for name in (name for name in names if name in tables):
+            result = connection.execute(select(tables[name]))
+            columns = list(result.keys())
+            # Zipped with the column names: twice as fast as a Row's mapping, and the same dicts (every diff reads
+            # a whole world this way).
+            read[name] = [dict(zip(columns, row, strict=True)) for row in result.all()]
+    return read
 
 
 def shift_dates(engine: Engine, days: int) -> None:
