@@ -133,8 +133,9 @@ class Settings(BaseSettings):
 
 
 # AFTERSALES_* variables that are not settings, each read by something else on purpose: an agent under `aftersales
-# eval` (testing/runner.py), the pytest plugin's options (testing/plugin.py), the test suite's and the benchmarks'
-# own, docker compose's published port (.env.example), and the README's mcp-remote host block.
+# eval` (testing/runner.py), the reference LLM agent's own (examples/llm_agent/config.py), the pytest plugin's
+# options (testing/plugin.py), the test suite's and the benchmarks' own, docker compose's published port
+# (.env.example), and the README's mcp-remote host block.
 NOT_SETTINGS = frozenset(
     {
         "AFTERSALES_MCP_URL",
@@ -147,6 +148,15 @@ NOT_SETTINGS = frozenset(
             for role in ("CUSTOMER", "JUDGE")
             for part in ("MODEL", "BASE_URL", "API_KEY", "SEED")
         ),
+        # The reference LLM agent (examples/llm_agent).
+        "AFTERSALES_AGENT_MODEL",
+        "AFTERSALES_AGENT_BASE_URL",
+        "AFTERSALES_AGENT_API_KEY",
+        "AFTERSALES_AGENT_PROTOCOL",
+        "AFTERSALES_AGENT_SEED",
+        "AFTERSALES_AGENT_TIMEOUT",
+        "AFTERSALES_AGENT_TASKS",
+        "AFTERSALES_AGENT_USAGE_LOG",
         "AFTERSALES_TEST_DATABASE_URL",
         "AFTERSALES_TEST_SERVER",
         "AFTERSALES_TEST_URL",

@@ -25,12 +25,17 @@ UNSCRIPTED = FormAnswer(action="cancel")
 
 def answer_for(customer: Customer, key: str | None, fields: set[str]) -> FormAnswer:
     """How the customer answers a question, by its key or, without one, by the fields of its form."""
+    return form_answer(customer.forms, key, fields)
+
+
+def form_answer(forms: Mapping[str, FormAnswer], key: str | None, fields: set[str]) -> FormAnswer:
+    """The answer to a question among `forms` (a brief's form answers, by key): by its key, else by its fields."""
     if key:
-        return customer.forms.get(key, UNSCRIPTED)
-    for answer in customer.forms.values():
+        return forms.get(key, UNSCRIPTED)
+    for answer in forms.values():
         if answer.content and set(answer.content) == fields:
             return answer
-    for named, answer in customer.forms.items():
+    for named, answer in forms.items():
         if named.rpartition(":")[2] in fields:
             return answer
     return UNSCRIPTED
