@@ -49,6 +49,7 @@ class Served:
     protocol: str | None
     task_id: str
     trial: int
+    descriptions: dict[str, str]  # each server tool's description as the model was shown it (a description set's)
 
 
 async def serve(config: Config, trial: Trial) -> Served:
@@ -84,7 +85,8 @@ async def serve(config: Config, trial: Trial) -> Served:
             result = await agent.run(brief.model_dump_json(indent=2))
         except ModelAPIError as problem:
             raise provider_problem(problem, config) from None
-        return Served(result.output, result.usage(), client.protocol_version, brief.task_id, brief.trial)
+        shown = {tool.name: tool.description or "" for tool in await client.list_tools()}
+        return Served(result.output, result.usage, client.protocol_version, brief.task_id, brief.trial, shown)
 
 
 def read_brief(path: Path) -> Brief | ConversationBrief:

@@ -48,6 +48,7 @@ def log_usage(config: Config, served: Served, log: Path) -> None:
         "tool_calls": usage.tool_calls,
         "input_tokens": usage.input_tokens,
         "output_tokens": usage.output_tokens,
+        "descriptions": served.descriptions,
     }
     with log.open("a", encoding="utf-8") as file:
         file.write(json.dumps(line) + "\n")
