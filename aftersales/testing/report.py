@@ -12,6 +12,7 @@ from aftersales.testing.llm import Spend
 from aftersales.testing.runner import TrialResult
 from aftersales.testing.scoring import VERDICTS, FailedPart, Verdict, expects_change, pass_hat_ks
 from aftersales.testing.tasks import Task
+from aftersales.testing.trace import Spent as Usage
 from aftersales.testing.trace import TurnUsage
 from aftersales.worlds.diff import describe
 
@@ -22,18 +23,6 @@ class Closed(BaseModel):
     """Report parts admit no other keys."""
 
     model_config = ConfigDict(extra="forbid")
-
-
-class Usage(Closed):
-    """What a model's replies cost: requests, tokens, and the price in US dollars when every reply's is known."""
-
-    requests: int = Field(ge=0)
-    input_tokens: int = Field(ge=0)
-    output_tokens: int = Field(ge=0)
-    cost_usd: str | None = Field(
-        pattern=r"^[0-9]+(\.[0-9]+)?$",
-        description="An exact decimal; null when the provider's price of some reply is not known.",
-    )
 
 
 class JudgementReport(Closed):

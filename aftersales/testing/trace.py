@@ -77,17 +77,23 @@ class TraceEntry(Closed):
     )
 
 
-class TurnUsage(Closed):
-    """One model reply: the model, the prompt's version hash, requests, tokens and the price when it is known."""
+class Spent(Closed):
+    """What a model's replies cost: requests, tokens, and the price in US dollars when every reply's is known."""
 
-    model: str
-    prompt_version: str = Field(description="The first 12 hex digits of the SHA-256 of the prompt's template.")
     requests: int = Field(ge=0)
     input_tokens: int = Field(ge=0)
     output_tokens: int = Field(ge=0)
     cost_usd: str | None = Field(
-        pattern=r"^[0-9]+(\.[0-9]+)?$", description="US dollars as an exact decimal; null when not known."
+        pattern=r"^[0-9]+(\.[0-9]+)?$",
+        description="US dollars as an exact decimal; null when the provider's price of some reply is not known.",
     )
+
+
+class TurnUsage(Spent):
+    """One model reply: the model and the prompt's version hash, with what it cost."""
+
+    model: str
+    prompt_version: str = Field(description="The first 12 hex digits of the SHA-256 of the prompt's template.")
 
 
 class Divergence(Closed):
