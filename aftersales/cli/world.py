@@ -14,7 +14,7 @@ from aftersales.security.keys import caller_keys
 from aftersales.settings import Settings
 from aftersales.storage import migrate
 from aftersales.storage.database import make_engine
-from aftersales.worlds import inspect, trace
+from aftersales.worlds import inspect, timeline, trace
 from aftersales.worlds.diff import describe
 from aftersales.worlds.model import CLOCK_MODES, World, parse_instant
 from aftersales.worlds.service import Worlds
@@ -235,7 +235,7 @@ def run_trace(args: argparse.Namespace, settings: Settings) -> int:
     """Print a world's trace: JSON lines, or a readable listing."""
     with service(settings) as worlds:
         entries = worlds.trace(args.world_id)
-    print(trace.lines(entries), end="") if args.json else print(trace.describe(entries))
+    print(trace.lines(entries), end="") if args.json else print(timeline.describe(entries))
     return 0
 
 

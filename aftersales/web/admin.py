@@ -27,7 +27,8 @@ from aftersales.web.auth import unsigned_how_to
 from aftersales.worlds import api, inspect
 from aftersales.worlds.errors import WorldError
 from aftersales.worlds.model import ADMIN_SCOPE
-from aftersales.worlds.trace import describe, lines
+from aftersales.worlds.timeline import describe
+from aftersales.worlds.trace import lines
 
 log = logging.getLogger(__name__)
 PREFIX = "/admin/worlds"

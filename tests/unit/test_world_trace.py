@@ -2,11 +2,11 @@
 
 import json
 
+from aftersales.worlds.timeline import describe
 from aftersales.worlds.trace import (
     FORMAT,
     answers,
     complete,
-    describe,
     is_turn,
     lines,
     questions,
