@@ -6,7 +6,7 @@ Tool middleware placed just inside the worlds tracer; calls outside a trial pass
 import threading
 import uuid
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
@@ -35,6 +35,7 @@ class Trial:
     label: str = "a test"  # what the world is for (a task id), in diffs
     done: Counter[str] = field(default_factory=Counter)  # finished calls per tool, for the events
     lost: list[tuple[str, int]] = field(default_factory=list)  # (tool, nth call) whose answers were dropped
+    moved: dict[tuple[str, int], str] = field(default_factory=dict)  # (tool, nth call) -> how far the clock moved
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -61,6 +62,7 @@ class TaskEvents:
         due = [event for event in trial.start.events if event.after == tool and event.nth == nth]
         for event in due:
             if event.advance:
+                trial.moved[(tool, nth)] = event.advance
                 await anyio.to_thread.run_sync(trial.advance, trial.world_id, parse_duration(event.advance))
         if any(event.lose_response for event in due):
             trial.lost.append((tool, nth))
@@ -69,15 +71,24 @@ class TaskEvents:
         return result
 
 
-def mark_faults(trace: list[dict[str, Any]], lost: list[tuple[str, int]]) -> list[dict[str, Any]]:
-    """The trace with `fault: response_lost` on each call whose answer the task dropped (counted as the events are)."""
+def mark_faults(
+    trace: list[dict[str, Any]], lost: list[tuple[str, int]], moved: Mapping[tuple[str, int], str] | None = None
+) -> list[dict[str, Any]]:
+    """The trace with the events the task played, on the calls they followed (counted as the events are).
+
+    `fault: response_lost` on each call whose answer was dropped; `advanced: "31m"` on each call after which the
+    world's clock was moved.
+    """
     counts: Counter[str] = Counter()
     marked = []
     for entry in trace:
         entry = dict(entry)
         if not is_turn(entry) and entry.get("outcome") != "input_required":
             counts[entry["tool"]] += 1
-            if (entry["tool"], counts[entry["tool"]]) in lost:
+            nth = (entry["tool"], counts[entry["tool"]])
+            if nth in lost:
                 entry["fault"] = "response_lost"
+            if moved and nth in moved:
+                entry["advanced"] = moved[nth]
         marked.append(entry)
     return marked

@@ -144,7 +144,7 @@ class Host(TrialHost):
 
     def trace(self, trial: TrialWorld) -> list[dict[str, Any]]:
         """The world's trace (aftersales-trace/1), each call whose answer the task dropped marked as a fault."""
-        return mark_faults(self.worlds.trace(trial.id), trial.trial.lost)
+        return mark_faults(self.worlds.trace(trial.id), trial.trial.lost, trial.trial.moved)
 
     def advance_world(self, world_id: str, by: timedelta) -> None:
         """Move a world's clock forward; every App's next request sees it."""

@@ -2,7 +2,8 @@
 
 A line is a tool call (`TraceEntry`, with no `type`: trajectories written before conversations read as they did) or
 a conversation turn (`TurnEntry`, `"type": "turn"`). The worlds tracer (aftersales.worlds.trace) writes the
-entries; `aftersales eval` adds `fault` where the task dropped a call's answer. trajectory.schema.json is generated
+entries; `aftersales eval` adds `fault` where the task dropped a call's answer and `advanced` where it moved the
+world's clock after a call. trajectory.schema.json is generated
 from `TrajectoryLine`, and the tests validate real trajectories against it, so a change of the format shows up here.
 """
 
@@ -74,6 +75,9 @@ class TraceEntry(Closed):
     latency_ms: float
     fault: Literal["response_lost"] | None = Field(
         default=None, description="The call took effect but the task dropped its answer (a simulated timeout)."
+    )
+    advanced: str | None = Field(
+        default=None, description="How far the task moved the world's clock after this call (a duration: 31m, 2d)."
     )
 
 
