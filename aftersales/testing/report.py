@@ -41,6 +41,19 @@ class Part(Closed):
     problems: list[str]
 
 
+class ToolErrorReport(Closed):
+    """A call that failed, as the agent saw it."""
+
+    seq: int = Field(ge=1, description="The call's seq in the trajectory.")
+    tool: str
+    outcome: Literal["tool_error", "protocol_error"]
+    kind: str | None = Field(description="A tool error's kind (rule, invalid_arguments, ...); null otherwise.")
+    message: str = Field(description="The first line of the error's message.")
+    fault: Literal["response_lost"] | None = Field(
+        default=None, description="response_lost: the task dropped the answer of a call that took effect."
+    )
+
+
 class TrialReport(Closed):
     """One trial."""
 
@@ -54,6 +67,10 @@ class TrialReport(Closed):
     failed_parts: list[FailedPart]
     outcome: Part = Field(description="The world's diff against the expected outcome.")
     calls: Part = Field(description="The trace against the call rules.")
+    conversation: Part = Field(
+        default_factory=lambda: Part(passed=True, problems=[]),
+        description="The conversation's timeline against the conversation rules (always passed in brief mode).",
+    )
     mentions: dict[str, bool] = Field(description="Each fact to mention, and whether the agent's stdout holds it.")
     world_hash: str = Field(description="Hash of the world's end state: equal hashes, equal outcome verdicts.")
     exit_code: int | None
@@ -73,6 +90,15 @@ class TrialReport(Closed):
         "judgements) only with --score-judgements.",
     )
     infrastructure: list[str] = Field(description="What went wrong in the harness, if anything.")
+    answer: str = Field(default="", description="The agent's stdout, its final answer (the last 4000 characters).")
+    stderr: str = Field(default="", description="The last lines of the agent's stderr (40 lines, 4000 characters).")
+    tool_errors: list[ToolErrorReport] = Field(
+        default_factory=list, description="Every call that failed, in order, as the agent saw it."
+    )
+    calls_per_tool: dict[str, int] = Field(
+        default_factory=dict,
+        description="Calls per tool that got an answer (a round of questions and the retry answering it: one call).",
+    )
     duration_s: float
     trajectory: str = Field(description="The trial's trace (aftersales-trace/1 JSON lines), relative to the report.")
     diff: dict[str, Any] = Field(description="The world's diff against the task's start (aftersales-world-diff/1).")
@@ -262,6 +288,7 @@ def _trial(result: TrialResult) -> TrialReport:
         failed_parts=result.failed_parts,
         outcome=Part(passed=not scored.outcome, problems=scored.outcome),
         calls=Part(passed=not scored.calls, problems=scored.calls),
+        conversation=Part(passed=not scored.conversation, problems=scored.conversation),
         mentions=scored.mentions,
         world_hash=scored.world_hash,
         exit_code=result.exit_code,
@@ -271,6 +298,10 @@ def _trial(result: TrialResult) -> TrialReport:
         customer_usage=_usage(result.customer_usage),
         judgements=[JudgementReport.model_validate(judged.as_json()) for judged in scored.judgements],
         infrastructure=list(result.infrastructure),
+        answer=result.answer,
+        stderr=result.stderr,
+        tool_errors=[ToolErrorReport.model_validate(vars(error)) for error in result.errors],
+        calls_per_tool=dict(result.calls_per_tool),
         duration_s=round(result.duration_s, 3),
         trajectory=result.trajectory,
         diff=dict(scored.diff),
@@ -330,16 +361,44 @@ def _properties(parent: ET.Element, figures: Figures) -> None:
         ET.SubElement(properties, "property", name=name, value=value)
 
 
+PARTS = ("outcome", "calls", "conversation")  # the parts whose problems a report lists
+
+
+def problems(result: TrialReport) -> list[tuple[str, str]]:
+    """(part, problem) for every problem of the trial's scored parts, in the order a person reads them."""
+    return [(part, problem) for part in PARTS for problem in getattr(result, part).problems]
+
+
+def refusals(result: TrialReport) -> list[str]:
+    """The tool errors the agent got: a line per tool that failed every time, then one per failed call."""
+    failed: dict[str, int] = {}
+    for error in result.tool_errors:
+        failed[error.tool] = failed.get(error.tool, 0) + 1
+    lines = [
+        f"tool errors: every {tool} call failed ({count} of {count})"
+        for tool, count in failed.items()
+        if result.calls_per_tool.get(tool) == count
+    ]
+    for error in result.tool_errors:
+        why = error.kind or error.outcome
+        lost = ", its answer dropped by the task" if error.fault else ""
+        lines.append(f"tool error: call #{error.seq} {error.tool} ({why}{lost}): {error.message}")
+    return lines
+
+
 def explain(result: TrialReport) -> str:
-    """A failed trial for a person: its verdict, each part's problems, then the world's diff."""
+    """A failed trial for a person: its verdict, each part's problems, the tool errors it got, then the diff."""
     lines = [f"verdict: {result.verdict}"]
-    lines += [f"{part}: {problem}" for part in ("outcome", "calls") for problem in getattr(result, part).problems]
+    lines += [f"{part}: {problem}" for part, problem in problems(result)]
     lines += [f"infrastructure: {problem}" for problem in result.infrastructure]
     lines += [f"customer: {miss}" for miss in result.customer_misses]
     lines += [f"judgement fails: {j.assertion} ({j.reasoning})" for j in result.judgements if j.outcome == "fails"]
     if result.timed_out:
         lines.append("agent: ran out of time")
     lines += [f"mentions: the answer does not mention {fact!r}" for fact, said in result.mentions.items() if not said]
+    lines += refusals(result)
+    if result.stderr:
+        lines += ["agent stderr (last lines):", *(f"  {line}" for line in result.stderr.splitlines())]
     if result.diff.get("tables") is not None:
         lines += describe(result.diff).splitlines()
     return "\n".join(lines)

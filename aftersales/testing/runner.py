@@ -9,9 +9,9 @@ import os
 import signal
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
@@ -23,10 +23,21 @@ from aftersales.testing.conversation.model import CustomerEngine
 from aftersales.testing.hosting import NO_CHANNEL, NoChannel, TrialHost, TrialWorld
 from aftersales.testing.judge import judge, not_judged
 from aftersales.testing.llm import ModelChoice, Spend
-from aftersales.testing.scoring import FailedPart, Score, Verdict, score, server_faults, verdict
+from aftersales.testing.scoring import (
+    FailedPart,
+    Score,
+    ToolError,
+    Verdict,
+    calls_per_tool,
+    score,
+    server_faults,
+    tool_errors,
+    verdict,
+)
 from aftersales.testing.tasks import Task
 
 ANSWER_CHARS = 4000  # of the agent's stdout kept as its final answer
+STDERR_LINES, STDERR_CHARS = 40, 4000  # of the agent's stderr kept: its last lines, where a crash says why
 UNMADE = Score(outcome=[], calls=[], world_hash="", diff={})  # the score of a trial whose world was never made
 Engines = Callable[[Task, str, int], CustomerEngine]  # (task, engine name, trial) -> a fresh engine for that trial
 
@@ -46,6 +57,9 @@ class TrialResult:
     misses: tuple[str, ...] = ()  # where the simulated customer went wrong in the timeline (conversation.misses)
     infrastructure: tuple[str, ...] = ()  # what went wrong in the harness, if anything
     customer_usage: Spend | None = None  # what the customer's model replies cost in this trial (a model's engine)
+    stderr: str = ""  # the last lines of the agent's stderr
+    errors: tuple[ToolError, ...] = ()  # the calls that failed, as the agent saw them
+    calls_per_tool: Mapping[str, int] = field(default_factory=dict)  # calls answered per tool (rounds not counted)
 
     @property
     def missed(self) -> bool:
@@ -128,13 +142,14 @@ def _run_in(
         agent.command, shell=True, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
     )
     try:
-        stdout, _ = process.communicate(timeout=agent.timeout)
+        stdout, stderr = process.communicate(timeout=agent.timeout)
     except subprocess.TimeoutExpired:
         timed_out = True
         os.killpg(process.pid, signal.SIGKILL)
-        stdout, _ = process.communicate()
+        stdout, stderr = process.communicate()
     duration = time.perf_counter() - started
     answer = stdout.decode("utf-8", "replace")[-ANSWER_CHARS:]
+    said = tail(stderr.decode("utf-8", "replace"))
     try:
         trace = host.trace(trial)
         scored = score(task, host.diff(trial), trace, answer, agent.score_mentions)
@@ -143,7 +158,7 @@ def _run_in(
     except Exception as problem:
         failed = _could_not("read back", problem)
         return TrialResult(
-            task, number, UNMADE, process.returncode, timed_out, duration, "", answer, infrastructure=(failed,)
+            task, number, UNMADE, process.returncode, timed_out, duration, "", answer, (), (failed,), None, said
         )
     trajectory = Path("trajectories") / f"{name}.jsonl"
     lines = [json.dumps(entry, ensure_ascii=False, sort_keys=True) for entry in trace]
@@ -167,7 +182,15 @@ def _run_in(
         tuple(customer_misses(task, trace)),
         tuple(faults),
         getattr(engine, "spent", None),
+        said,
+        tuple(tool_errors(trace)),
+        calls_per_tool(trace),
     )
+
+
+def tail(text: str) -> str:
+    """The last STDERR_LINES lines of a stream, at most STDERR_CHARS characters."""
+    return "\n".join(text.rstrip("\n").splitlines()[-STDERR_LINES:])[-STDERR_CHARS:]
 
 
 def _could_not(what: str, problem: Exception) -> str:

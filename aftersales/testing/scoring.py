@@ -22,6 +22,7 @@ from aftersales.worlds.trace import is_turn
 FailedPart = Literal["outcome", "calls", "conversation", "mentions", "judgements", "agent", "infrastructure"]
 Verdict = Literal["pass", "agent", "customer_miss", "timeout", "infrastructure"]
 VERDICTS: tuple[Verdict, ...] = ("pass", "agent", "customer_miss", "timeout", "infrastructure")
+ERROR_CHARS = 300  # of a failed call's message kept in the report (the trajectory keeps it whole)
 SERVER_FAULT = "internal"  # the error kind of a call that failed on an unexpected error inside the server
 
 
@@ -91,6 +92,48 @@ def server_faults(trace: Sequence[Mapping[str, Any]]) -> list[str]:
         for entry in trace
         if not is_turn(entry) and entry.get("error_kind") == SERVER_FAULT
     ]
+
+
+@dataclass(frozen=True)
+class ToolError:
+    """A call that failed as the agent saw it: a tool error (its kind) or a protocol error, and the first line."""
+
+    seq: int
+    tool: str
+    outcome: str
+    kind: str | None
+    message: str
+    fault: str | None = None  # response_lost: the task dropped the answer of a call that took effect
+
+
+def tool_errors(trace: Sequence[Mapping[str, Any]]) -> list[ToolError]:
+    """Every call of the trace that failed (tool or protocol error), in order."""
+    return [
+        ToolError(
+            int(entry["seq"]),
+            str(entry["tool"]),
+            str(entry["outcome"]),
+            entry.get("error_kind"),
+            _first_line((entry.get("error") or {}).get("message")),
+            entry.get("fault"),
+        )
+        for entry in trace
+        if not is_turn(entry) and entry.get("outcome") in ("tool_error", "protocol_error")
+    ]
+
+
+def calls_per_tool(trace: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    """Calls per tool that got an answer, in order of first call: an input_required round is not a call of its own."""
+    counts: dict[str, int] = {}
+    for entry in trace:
+        if not is_turn(entry) and entry.get("outcome") != "input_required":
+            counts[str(entry["tool"])] = counts.get(str(entry["tool"]), 0) + 1
+    return counts
+
+
+def _first_line(message: object) -> str:
+    text = str(message or "").strip()
+    return text.splitlines()[0][:ERROR_CHARS] if text else "no message"
 
 
 def verdict(passed: bool, timed_out: bool, missed: bool, infrastructure: bool) -> Verdict:
