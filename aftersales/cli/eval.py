@@ -1,4 +1,5 @@
-"""`aftersales eval --agent CMD`: every task's trials on fresh worlds, a table, report.json, junit.xml, trajectories."""
+"""`aftersales eval --agent CMD`: every task's trials on fresh worlds, a table, report.json and .html, junit.xml,
+trajectories; `aftersales eval compare BASE_DIR NEW_DIR`: two runs' reports compared, task by task."""
 
 import argparse
 import sys
@@ -9,6 +10,7 @@ from pathlib import Path
 
 from aftersales.cli.tasks import TASKS_HELP
 from aftersales.settings import Settings
+from aftersales.testing import compare, report_html
 from aftersales.testing import report as reports
 from aftersales.testing.conversation.engines import check_engine
 from aftersales.testing.host import temporary_host
@@ -19,7 +21,7 @@ from aftersales.testing.runner import Agent, TrialResult, run_eval
 
 def add(run: argparse.ArgumentParser) -> None:
     """Register the eval command."""
-    run.add_argument("--agent", required=True, help='The agent command, run by the shell per trial: "python bot.py".')
+    run.add_argument("--agent", help='The agent command, run by the shell per trial: "python bot.py" (required).')
     run.add_argument("--tasks", help=TASKS_HELP)
     run.add_argument("--trials", type=int, default=1, help="Trials per task, k (default 1).")
     run.add_argument("--parallel", type=int, default=1, help="Trials run at once (default 1).")
@@ -66,11 +68,31 @@ def add(run: argparse.ArgumentParser) -> None:
         help="A tool description set every trial world serves (aftersales tools descriptions --export); report.json "
         "names it and hashes its texts.",
     )
+    run.add_argument(
+        "--compare-to",
+        type=Path,
+        metavar="DIR",
+        help="A base run's --out folder: print the comparison, put it in report.html, write comparison.json.",
+    )
     run.set_defaults(run=run_command)
+    actions = run.add_subparsers(dest="action", metavar="compare")
+    comparing = actions.add_parser("compare", help="Compare two runs' reports; exit 1 when a task got worse.")
+    comparing.add_argument("base", type=Path, metavar="BASE_DIR", help="The base run's --out folder.")
+    comparing.add_argument("new", type=Path, metavar="NEW_DIR", help="The new run's --out folder.")
+    comparing.add_argument(
+        "--threshold",
+        type=float,
+        default=compare.THRESHOLD,
+        help="How far a task's pass rate may fall before it counts as worse (default 0: any drop).",
+    )
+    comparing.add_argument("--json", action="store_true", help="Print the comparison as JSON.")
+    comparing.set_defaults(run=run_compare)
 
 
 def run_command(args: argparse.Namespace, settings: Settings) -> int:
     """Run the trials, print the table, write the files; exit 1 when any trial failed."""
+    if not args.agent:
+        raise ValueError("eval needs --agent CMD (or: aftersales eval compare BASE_DIR NEW_DIR)")
     if args.trials < 1 or args.parallel < 1:
         raise ValueError("--trials and --parallel must be at least 1")
     tasks, skipped = runnable(load(args.tasks))
@@ -82,6 +104,7 @@ def run_command(args: argparse.Namespace, settings: Settings) -> int:
     judge = ModelChoice.from_env("judge", args.judge) if args.judge else None
     if judge is not None:
         preflight(judge)
+    base = None if args.compare_to is None else compare.load(args.compare_to)  # a wrong folder stops the run first
     texts = descriptions_used(args.descriptions, settings)  # a set that cannot be served stops the run before any world
     out = args.out or Path(tempfile.mkdtemp(prefix="aftersales-eval-out-"))
     out.mkdir(parents=True, exist_ok=True)
@@ -123,9 +146,25 @@ def run_command(args: argparse.Namespace, settings: Settings) -> int:
     )
     (out / "report.json").write_text(report.model_dump_json(indent=2), encoding="utf-8")
     (out / "junit.xml").write_bytes(reports.junit(report))
+    compared = None if base is None else compare.compare(base, report, str(args.compare_to), str(out))
+    if compared is not None:
+        (out / "comparison.json").write_text(compared.model_dump_json(indent=2), encoding="utf-8")
+    (out / "report.html").write_text(report_html.page(report, out, compared), encoding="utf-8")
     print(reports.table(report))
-    print(f"report: {out / 'report.json'}  junit: {out / 'junit.xml'}  trajectories: {out / 'trajectories'}")
+    if compared is not None:
+        print(compare.text(compared))
+    print(f"report: {out / 'report.json'}  html: {out / 'report.html'}  junit: {out / 'junit.xml'}")
+    print(f"trajectories: {out / 'trajectories'}")
     return 0 if report.overall.passed == report.overall.trials else 1
+
+
+def run_compare(args: argparse.Namespace, settings: Settings) -> int:
+    """Print how the new run did against the base run; exit 1 when a task got worse."""
+    compared = compare.compare(
+        compare.load(args.base), compare.load(args.new), str(args.base), str(args.new), args.threshold
+    )
+    print(compared.model_dump_json(indent=2) if args.json else compare.text(compared))
+    return 1 if compared.worse else 0
 
 
 def descriptions_used(path: Path | None, settings: Settings) -> dict[str, str]:

@@ -9,6 +9,8 @@ aftersales stats [--since 1h] [--json]               per-tool health from the au
 aftersales demo [--host H] [--port P]                the elicitation demo page, on throwaway data of its own
 aftersales tasks list | check [--tasks T] [--json]   agent tasks; replay their reference solutions on fresh worlds
 aftersales eval --agent CMD [--trials k] [--parallel n] [--out DIR]   score an agent on the tasks (pass^k)
+aftersales eval compare BASE_DIR NEW_DIR [--threshold T]   two runs task by task; exit 1 when a task got worse
+aftersales trace view FILE [--html OUT]              a trajectory file of any run, as `world trace` shows it
 aftersales tools descriptions --export [PATH] | --check FILE   the tools' texts as a set to edit; check a set
 aftersales world create | fork | reset | drop | list worlds: isolated, time-pinned datasets for testing agents
 aftersales world snapshot | hash | diff | clock | trace | prune    inspect, move and tidy worlds
@@ -32,7 +34,8 @@ COMMANDS = {
     "stats": "Per-tool calls, hit, failure and retry rates, and latency.",
     "world": "Isolated, time-pinned, resettable datasets for testing agents.",
     "tasks": "Agent tasks: list them, check their reference solutions.",
-    "eval": "Run an MCP agent on every task's trials and score them (pass^k).",
+    "eval": "Run an MCP agent on every task's trials and score them (pass^k); compare two runs.",
+    "trace": "Show a trajectory file of any run (the trace of a trial's world).",
     "tools": "The tools' titles and descriptions: export them as a set to edit, check a set.",
     "demo": "Serve the elicitation demo page (both protocol revisions side by side).",
 }

@@ -52,6 +52,16 @@ def test_the_scripted_agent_passes_every_trial_with_pass_hat_4_of_one_and_valid_
     brief = json.loads((tmp_path / "briefs" / "refund-tshirts-store-credit.1.json").read_text(encoding="utf-8"))
     jsonschema.Draft202012Validator(schemas.load("brief.schema.json")).validate(brief)
     assert "expected" not in json.dumps(brief) and "reference" not in brief
+    result = next(task for task in report["tasks"] if task["id"] == "quote-expired-clock-moved")["results"][0]
+    assert result["answer"].startswith("created: ticket T-") and result["stderr"] == ""
+    # the create with the expired quote was refused, and the agent saw why
+    assert [(error["tool"], error["kind"]) for error in result["tool_errors"]] == [
+        ("after_sales_create_ticket", "expired")
+    ]
+    moved = [entry.get("advanced") for entry in evals.trajectory(tmp_path, "quote-expired-clock-moved")]
+    assert "40m" in moved  # the clock the task moved, on the call it followed
+    page = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert page.count('class="trial pass"') == 20 and "the task moved the world&#x27;s clock 40m" in page
 
 
 def test_a_trajectory_holds_every_call_with_its_result_and_the_form_answers(tmp_path: Path):
