@@ -26,10 +26,13 @@ def test_the_scripted_agent_passes_every_shipped_task_in_a_conversation(tmp_path
 
 
 def test_an_agent_that_never_asks_fails_every_task_that_needs_an_asked_fact_and_every_change_task(tmp_path: Path):
-    code, report = run(tmp_path, NOTHING, "--mode", "conversation", tasks=[task.id for task in TASKS])
+    # On the tasks written for conversations, which carry every kind of asked fact; that a do-nothing agent fails
+    # every change task of the whole set is test_eval.py's (in brief mode: the same agent, the same worlds).
+    talking = [task for task in TASKS if "conversation" in task.tags]
+    code, report = run(tmp_path, NOTHING, "--mode", "conversation", tasks=[task.id for task in talking])
     failures = failed(report)
-    asked = with_rule(TASKS, lambda rules: bool(rules.must_ask))
-    change = ids([task for task in TASKS if expects_change(task.expected)])
-    assert code == 1 and len(asked) >= 30
+    asked = with_rule(talking, lambda rules: bool(rules.must_ask))
+    change = ids([task for task in talking if expects_change(task.expected)])
+    assert code == 1 and len(asked) >= 30 and change
     assert asked | change <= set(failures)
     assert all("conversation" in failures[task] for task in asked), failures

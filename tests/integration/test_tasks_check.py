@@ -9,33 +9,27 @@ import pytest
 import yaml
 
 from aftersales.cli.main import main
-from aftersales.testing.check import check_task, check_tasks, explain
+from aftersales.testing.check import check_task, explain
 from aftersales.testing.conversation_rules import conversation_problems
-from aftersales.testing.loader import load, runnable, shipped_tasks
+from aftersales.testing.loader import shipped_tasks
 from aftersales.testing.reference import replay
 from aftersales.testing.tasks import Task
-from tests.support.harness import hosting
+from tests.support.harness import checking_host, every_shipped_reference_passes
 from tests.support.worlds import next_number
 
 
 @pytest.fixture
 def host(backend: str, request: pytest.FixtureRequest, tmp_path: Path):
     """A harness on the chosen backend (on PostgreSQL, its control database is the test's seeded copy)."""
-    if backend == "sqlite":
-        with hosting(tmp_path) as started:
-            yield started
-        return
-    home = request.getfixturevalue("postgres_worlds_home")
-    with hosting(tmp_path, request.getfixturevalue("database_url"), home) as started:
+    with checking_host(backend, request, tmp_path) as started:
         yield started
 
 
+# The whole set runs here on SQLite and in test_tasks_check_on_postgresql.py on PostgreSQL: two files, so the two
+# long runs go to two workers of `make test` at once.
+@pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
 def test_every_shipped_reference_solution_reaches_its_outcome_and_obeys_its_rules(host):
-    tasks, _ = runnable(load())
-    results = check_tasks(host, tasks, parallel=2)
-    failures = {result.task.id: explain(result) for result in results if not result.passed}
-    assert not failures, "\n".join(f"{name}:\n{text}" for name, text in failures.items())
-    assert len(results) >= 40
+    every_shipped_reference_passes(host)
 
 
 def test_tasks_check_exits_non_zero_and_names_the_part_a_wrong_task_misses(tmp_path: Path, capsys, baseline):

@@ -4,7 +4,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
+
+from aftersales.testing.check import check_tasks, explain
 from aftersales.testing.host import Host, harness_settings
+from aftersales.testing.loader import load, runnable
 from tests.support.worlds import WorldsHome
 
 
@@ -14,3 +18,24 @@ def hosting(folder: Path, database_url: str | None = None, home: WorldsHome | No
     changes = {"worlds_prefix": home.prefix, "worlds_dir": home.folder} if home else {}
     with Host(harness_settings(database_url, folder, **changes)) as host:
         yield host
+
+
+@contextmanager
+def checking_host(backend: str, request: pytest.FixtureRequest, folder: Path) -> Iterator[Host]:
+    """A harness on `backend` for `tasks check` (on PostgreSQL, its control database is the test's seeded copy)."""
+    if backend == "sqlite":
+        with hosting(folder) as started:
+            yield started
+        return
+    home = request.getfixturevalue("postgres_worlds_home")
+    with hosting(folder, request.getfixturevalue("database_url"), home) as started:
+        yield started
+
+
+def every_shipped_reference_passes(host: Host) -> None:
+    """Every shipped task's reference, in both modes, reaches its outcome and obeys its rules on `host`."""
+    tasks, _ = runnable(load())
+    results = check_tasks(host, tasks, parallel=2)
+    failures = {result.task.id: explain(result) for result in results if not result.passed}
+    assert not failures, "\n".join(f"{name}:\n{text}" for name, text in failures.items())
+    assert len(results) >= 40
