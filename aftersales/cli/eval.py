@@ -12,8 +12,9 @@ from aftersales.settings import Settings
 from aftersales.testing import report as reports
 from aftersales.testing.conversation.engines import check_engine
 from aftersales.testing.host import temporary_host
+from aftersales.testing.lint import Catalogue
 from aftersales.testing.llm import ModelChoice, preflight
-from aftersales.testing.loader import load, runnable
+from aftersales.testing.loader import checked, runnable
 from aftersales.testing.runner import Agent, TrialResult, run_eval
 
 
@@ -73,7 +74,7 @@ def run_command(args: argparse.Namespace, settings: Settings) -> int:
     """Run the trials, print the table, write the files; exit 1 when any trial failed."""
     if args.trials < 1 or args.parallel < 1:
         raise ValueError("--trials and --parallel must be at least 1")
-    tasks, skipped = runnable(load(args.tasks))
+    tasks, skipped = runnable(checked(args.tasks, Catalogue.of(settings)))  # a task with a problem runs nothing
     if args.score_judgements and not args.judge:
         raise ValueError("--score-judgements needs a judge: add --judge MODEL (for example --judge openai:gpt-4.1)")
     # A missing key or an unreachable provider is refused before any world is made.
