@@ -7,7 +7,7 @@ aftersales seed generate [--out F | --baseline]      a deterministic world: into
 aftersales token issue --caller C [--scopes] [--ttl] print a signed caller token
 aftersales stats [--since 1h] [--json]               per-tool health from the audit
 aftersales demo [--host H] [--port P]                the elicitation demo page, on throwaway data of its own
-aftersales tasks list | check [--tasks T] [--json]   agent tasks; replay their reference solutions on fresh worlds
+aftersales tasks list | lint | check [--tasks T]     agent tasks; what they name; replay their references on worlds
 aftersales eval --agent CMD [--trials k] [--parallel n] [--out DIR]   score an agent on the tasks (pass^k)
 aftersales tools descriptions --export [PATH] | --check FILE   the tools' texts as a set to edit; check a set
 aftersales world create | fork | reset | drop | list worlds: isolated, time-pinned datasets for testing agents
@@ -31,7 +31,7 @@ COMMANDS = {
     "token": "Caller tokens.",
     "stats": "Per-tool calls, hit, failure and retry rates, and latency.",
     "world": "Isolated, time-pinned, resettable datasets for testing agents.",
-    "tasks": "Agent tasks: list them, check their reference solutions.",
+    "tasks": "Agent tasks: list them, lint what they name, check their reference solutions.",
     "eval": "Run an MCP agent on every task's trials and score them (pass^k).",
     "tools": "The tools' titles and descriptions: export them as a set to edit, check a set.",
     "demo": "Serve the elicitation demo page (both protocol revisions side by side).",
