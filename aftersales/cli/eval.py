@@ -14,8 +14,9 @@ from aftersales.testing import compare, report_html
 from aftersales.testing import report as reports
 from aftersales.testing.conversation.engines import check_engine
 from aftersales.testing.host import temporary_host
+from aftersales.testing.lint import Catalogue
 from aftersales.testing.llm import ModelChoice, preflight
-from aftersales.testing.loader import load, runnable
+from aftersales.testing.loader import checked, runnable
 from aftersales.testing.runner import Agent, TrialResult, run_eval
 
 
@@ -95,7 +96,7 @@ def run_command(args: argparse.Namespace, settings: Settings) -> int:
         raise ValueError("eval needs --agent CMD (or: aftersales eval compare BASE_DIR NEW_DIR)")
     if args.trials < 1 or args.parallel < 1:
         raise ValueError("--trials and --parallel must be at least 1")
-    tasks, skipped = runnable(load(args.tasks))
+    tasks, skipped = runnable(checked(args.tasks, Catalogue.of(settings)))  # a task with a problem runs nothing
     if args.score_judgements and not args.judge:
         raise ValueError("--score-judgements needs a judge: add --judge MODEL (for example --judge openai:gpt-4.1)")
     # A missing key or an unreachable provider is refused before any world is made.

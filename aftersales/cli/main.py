@@ -7,7 +7,7 @@ aftersales seed generate [--out F | --baseline]      a deterministic world: into
 aftersales token issue --caller C [--scopes] [--ttl] print a signed caller token
 aftersales stats [--since 1h] [--json]               per-tool health from the audit
 aftersales demo [--host H] [--port P]                the elicitation demo page, on throwaway data of its own
-aftersales tasks list | check [--tasks T] [--json]   agent tasks; replay their reference solutions on fresh worlds
+aftersales tasks list | lint | check [--tasks T]     agent tasks; what they name; replay their references on worlds
 aftersales eval --agent CMD [--trials k] [--parallel n] [--out DIR]   score an agent on the tasks (pass^k)
 aftersales eval compare BASE_DIR NEW_DIR [--threshold T]   two runs task by task; exit 1 when a task got worse
 aftersales trace view FILE [--html OUT]              a trajectory file of any run, as `world trace` shows it
@@ -33,7 +33,7 @@ COMMANDS = {
     "token": "Caller tokens.",
     "stats": "Per-tool calls, hit, failure and retry rates, and latency.",
     "world": "Isolated, time-pinned, resettable datasets for testing agents.",
-    "tasks": "Agent tasks: list them, check their reference solutions.",
+    "tasks": "Agent tasks: list them, lint what they name, check their reference solutions.",
     "eval": "Run an MCP agent on every task's trials and score them (pass^k); compare two runs.",
     "trace": "Show a trajectory file of any run (the trace of a trial's world).",
     "tools": "The tools' titles and descriptions: export them as a set to edit, check a set.",

@@ -7,10 +7,10 @@ from typing import Any
 
 import anyio
 
+from aftersales.domain.calls import FAILED
 from aftersales.testing.brief import Mode
 from aftersales.testing.conversation.engines import engine_for
 from aftersales.testing.host import Host
-from aftersales.testing.loader import unserved
 from aftersales.testing.reference import Say, StepResult, replay
 from aftersales.testing.scoring import Score, expects_change, score
 from aftersales.testing.tasks import Task
@@ -24,31 +24,34 @@ class CheckResult:
     """One task's reference run: its score, and each step against what the step expects."""
 
     task: Task
-    score: Score | None
+    score: Score | None  # None when the replay itself broke off (`error`)
     steps: list[StepResult]
-    skipped: str | None = None  # why the task could not run here (a tool this server does not serve)
     mode: Mode = "brief"
+    error: str | None = None  # why the replay broke off, in one line (the other tasks still run)
 
     @property
     def passed(self) -> bool:
         """The reference reached the expected outcome, obeyed the call rules, and every step went as written."""
         if self.score is None:
-            return self.skipped is not None
+            return False
         return self.score.passed and all(step.as_expected for step in self.steps)
 
     def problems(self) -> list[str]:
-        """What went wrong, part by part."""
-        if self.score is None:
-            return []
-        found = [f"outcome: {problem}" for problem in self.score.outcome]
-        found += [f"calls: {problem}" for problem in self.score.calls]
-        found += [f"conversation: {problem}" for problem in self.score.conversation]
-        found += [
-            f"reference step {number} ({step.step.call or 'say'}) came to {step.outcome}, expected {step.step.expect}: "
-            f"{step.text[:200]}"
-            for number, step in enumerate(self.steps, 1)
-            if not step.as_expected
-        ]
+        """What went wrong, part by part; of a failed check, each failed step with the error it got."""
+        found = [f"reference: the replay broke off: {self.error}"] if self.error else []
+        if self.score is not None:
+            found += [f"outcome: {problem}" for problem in self.score.outcome]
+            found += [f"calls: {problem}" for problem in self.score.calls]
+            found += [f"conversation: {problem}" for problem in self.score.conversation]
+        for number, step in enumerate(self.steps, 1):
+            expected = f", expected {step.step.expect}" if step.step.expect else ""
+            if step.outcome == "not_run":
+                found.append(f"reference step {number} ({step.step.call or 'say'}) {step.text[:400]}")
+            elif not step.as_expected or (not self.passed and step.outcome in FAILED and not step.step.expect):
+                found.append(
+                    f"reference step {number} ({step.step.call or 'say'}) came to {step.outcome}{expected}: "
+                    f"{step.text[:400]}"
+                )
         return found
 
     def as_dict(self) -> dict[str, Any]:
@@ -57,7 +60,6 @@ class CheckResult:
             "id": self.task.id,
             "mode": self.mode,
             "passed": self.passed,
-            "skipped": self.skipped,
             "change": expects_change(self.task.expected),
             "world_hash": self.score.world_hash if self.score else None,
             "problems": self.problems(),
@@ -71,11 +73,10 @@ def check_task(host: Host, task: Task, mode: Mode = "brief") -> CheckResult:
     In a conversation the reference's say steps go to the task's scripted customer, so its turns, the calls and the
     form rounds form the timeline the conversation rules are judged on.
     """
-    missing = unserved(task)
-    if missing:
-        skipped = f"needs {', '.join(missing)}, which this server does not serve"
-        return CheckResult(task, None, [], skipped=skipped, mode=mode)
-    trial = host.open_trial(task, mode=mode)
+    try:
+        trial = host.open_trial(task, mode=mode)
+    except Exception as error:  # a world that cannot be made fails this task, not the run
+        return CheckResult(task, None, [], mode=mode, error=_one_line(error))
     try:
         say: Say | None = None
         if mode == "conversation":
@@ -86,8 +87,17 @@ def check_task(host: Host, task: Task, mode: Mode = "brief") -> CheckResult:
 
         steps = anyio.run(replay, task, trial.url, trial.token, say)
         return CheckResult(task, score(task, host.diff(trial), host.trace(trial)), steps, mode=mode)
+    except Exception as error:  # a replay that breaks off fails this task, not the run
+        return CheckResult(task, None, [], mode=mode, error=_one_line(error))
     finally:
         host.close_trial(trial)
+
+
+def _one_line(error: BaseException) -> str:
+    """An exception as a person reads it, without a traceback: each of a group's errors, by kind and message."""
+    if isinstance(error, BaseExceptionGroup):
+        return "; ".join(_one_line(inner) for inner in error.exceptions)
+    return f"{type(error).__name__}: {error}".replace("\n", " ")
 
 
 def check_tasks(

@@ -25,13 +25,26 @@ class StepResult:
     """What one reference call came to, and whether that is what the step expects."""
 
     step: Step
-    outcome: str  # ok, tool_error, protocol_error; said (a say step posted) or skipped (one in brief mode)
-    text: str  # what the call returned, or the customer's reply
+    # ok, tool_error, protocol_error; said (a say step posted), skipped (one in brief mode), or not_run (a saved
+    # result it names is missing: the call that saves it failed, or has no such field)
+    outcome: str
+    text: str  # what the call returned, the customer's reply, or why the step was not run
 
     @property
     def as_expected(self) -> bool:
-        """The step has no expectation, or met it."""
-        return self.step.expect is None or self.step.expect == self.outcome
+        """The step was run and has no expectation, or met it."""
+        return self.outcome != "not_run" and (self.step.expect is None or self.step.expect == self.outcome)
+
+
+class Unresolved(KeyError):
+    """A "${name.path}" whose saved result, or whose field in it, is not there."""
+
+    def __init__(self, name: str, reference: str, why: str) -> None:
+        super().__init__(f"{reference} {why}")
+        self.name, self.reference = name, reference
+
+    def __str__(self) -> str:
+        return str(self.args[0])
 
 
 def resolve(value: Any, saved: dict[str, Any]) -> Any:
@@ -55,10 +68,13 @@ def _field(match: re.Match[str], saved: dict[str, Any]) -> Any:
     """The field of a saved result that a "${name.path}" names."""
     name, path = match.group(1), match.group(2)
     if name not in saved:
-        raise KeyError(f"${{{name}.{path}}} names a result no earlier step saved")
+        raise Unresolved(name, f"${{{name}.{path}}}", "names a result no earlier step saved")
     found: Any = saved[name]
     for part in path.split("."):
-        found = found[int(part)] if isinstance(found, list) else found[part]
+        try:
+            found = found[int(part)] if isinstance(found, list) else found[part]
+        except (LookupError, TypeError, ValueError):
+            raise Unresolved(name, f"${{{name}.{path}}}", f"names no {part!r} in the result saved as {name}") from None
     return found
 
 
@@ -69,7 +85,8 @@ async def replay(task: Task, url: str, token: str, say: Say | None = None, proto
     `protocol` is the client's mode: "auto" (2026-07-28) or "legacy" (2025-11-25, with its initialize handshake).
     """
     saved: dict[str, Any] = {}
-    results = []
+    results: list[StepResult] = []
+    savers: dict[str, int] = {}  # name -> the index in results of the latest step saving it
     headers = {"Authorization": f"Bearer {token}"}
     async with (
         httpx2.AsyncClient(headers=headers, timeout=30) as http,
@@ -81,12 +98,19 @@ async def replay(task: Task, url: str, token: str, say: Say | None = None, proto
         ) as client,
     ):
         for step in task.reference:
+            try:
+                text = spoken(step.say, saved) if step.say is not None else ""
+                arguments = resolve(step.arguments, saved)
+            except Unresolved as missing:
+                results.append(StepResult(step, "not_run", _unresolved(missing, results, savers)))
+                continue
             if step.say is not None:
-                said = await say(spoken(step.say, saved)) if say is not None else ""
+                said = await say(text) if say is not None else ""
                 results.append(StepResult(step, "said" if say is not None else "skipped", said))
                 continue
             assert step.call is not None  # a step is a call or a say (Step checks)
-            arguments = resolve(step.arguments, saved)
+            if step.save:
+                savers[step.save] = len(results)
             try:
                 result = await client.call_tool(step.call, arguments)
             except MCPError as error:
@@ -97,3 +121,14 @@ async def replay(task: Task, url: str, token: str, say: Say | None = None, proto
             if step.save and result.structured_content is not None:
                 saved[step.save] = result.structured_content
     return results
+
+
+def _unresolved(missing: Unresolved, results: list[StepResult], savers: dict[str, int]) -> str:
+    """Why a step was not run: what it names is missing, because of what the call saving it came to, if it failed."""
+    source = results[savers[missing.name]] if missing.name in savers else None
+    if source is None or source.outcome == "ok":
+        return f"not run: {missing}"
+    return (
+        f"not run: {missing.reference} names the result of reference step {savers[missing.name] + 1} "
+        f"({source.step.call}), which came to {source.outcome}: {source.text}"
+    )

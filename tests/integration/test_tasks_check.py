@@ -1,5 +1,6 @@
 """`aftersales tasks check`: every shipped reference solution reaches its expected outcome, on both databases."""
 
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -47,15 +48,59 @@ def test_tasks_check_exits_non_zero_and_names_the_part_a_wrong_task_misses(tmp_p
     assert f"+ {new}" in out  # the diff is shown
 
 
-def test_tasks_check_skips_a_task_whose_tools_this_server_does_not_serve_and_says_so(tmp_path: Path, capsys):
+def test_tasks_lint_exits_0_on_the_shipped_tasks_and_1_printing_each_problem_on_its_line(tmp_path: Path, capsys):
+    assert main(["tasks", "lint"]) == 0
+    assert capsys.readouterr().out.endswith(" task(s): no problems\n")
+    path = wrong_task(tmp_path)
+    assert main(["tasks", "lint", "--tasks", str(path)]) == 1
+    assert capsys.readouterr().out.splitlines() == [
+        f"{path}: story: 'status_rejected' is not a story the baseline has: did you mean ticket_rejected?",
+        f"{path}: reference.0.call: 'after_sales_future_tool' is not a tool this server serves: tools: "
+        "after_sales_query_ticket, after_sales_estimate_refund, after_sales_create_ticket, after_sales_find_orders, "
+        "after_sales_get_order, after_sales_list_tickets, after_sales_cancel_ticket",
+    ]
+
+
+def test_tasks_check_and_eval_refuse_a_task_with_problems_before_any_world_listing_every_problem(
+    tmp_path: Path, capsys
+):
+    path = wrong_task(tmp_path)
+    assert main(["tasks", "check", "--tasks", str(path)]) == 2
+    assert main(["eval", "--agent", "true", "--tasks", str(path), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err  # each command's refusal: the count, then each problem on its line
+    assert err.count("2 problem(s) in the tasks; nothing was run") == 2
+    assert err.count(f"{path}: story: 'status_rejected'") == err.count(f"{path}: reference.0.call: ") == 2
+    assert not (tmp_path / "out").exists()
+
+
+def wrong_task(folder: Path) -> Path:
+    """A task naming a story and a tool that do not exist."""
     document = yaml.safe_load((shipped_tasks() / "status-rejected.yaml").read_text(encoding="utf-8"))
-    document["id"] = "needs-a-future-tool"
+    document |= {"id": "two-mistakes", "story": "status_rejected"}
     document["reference"] = [{"call": "after_sales_future_tool", "arguments": {}}]
-    (tmp_path / "needs-a-future-tool.yaml").write_text(yaml.safe_dump(document), encoding="utf-8")
-    assert main(["tasks", "check", "--tasks", str(tmp_path / "needs-a-future-tool.yaml")]) == 0
+    path = folder / "two-mistakes.yaml"
+    path.write_text(yaml.safe_dump(document), encoding="utf-8")
+    return path
+
+
+def test_a_task_whose_reference_step_fails_fails_alone_with_that_steps_tool_error(tmp_path: Path, capsys):
+    document = yaml.safe_load((shipped_tasks() / "refund-tshirts-store-credit.yaml").read_text(encoding="utf-8"))
+    document["id"] = "estimate-on-a-missing-line"
+    document["reference"][1]["arguments"]["line_no"] = 2  # refused: the order has one line; the create needs its quote
+    (tmp_path / "estimate-on-a-missing-line.yaml").write_text(yaml.safe_dump(document), encoding="utf-8")
+    shutil.copy(shipped_tasks() / "status-rejected.yaml", tmp_path)
+    assert main(["tasks", "check", "--tasks", str(tmp_path), "--mode", "brief"]) == 1
     out = capsys.readouterr().out
-    for mode in ("brief", "conversation"):
-        assert f"skip  {'needs-a-future-tool':44} {mode}  (needs after_sales_future_tool, which this server does" in out
+    refused = "Order O-2026-001410 has no line 2. Its lines are: line 1: Cotton T-Shirt 3-Pack x1."
+    assert f"FAIL  {'estimate-on-a-missing-line':44} brief" in out
+    assert f"reference step 2 (after_sales_estimate_refund) came to tool_error, expected ok: {refused}" in out
+    assert (
+        "reference step 3 (after_sales_create_ticket) not run: ${estimate.quote_id} names the result of reference "
+        f"step 2 (after_sales_estimate_refund), which came to tool_error: {refused}"
+    ) in out
+    assert f"pass  {'status-rejected':44} brief" in out
+    assert "1 of 2 reference replays (brief mode) reach their expected outcome" in out
+    assert "Traceback" not in out
 
 
 def test_say_steps_are_skipped_in_brief_mode_and_in_a_conversation_tell_what_the_real_calls_produced(host):

@@ -53,7 +53,7 @@ def test_every_shipped_task_file_follows_the_published_task_schema():
 def test_a_task_naming_a_table_the_world_does_not_have_is_refused_with_its_file(tmp_path: Path):
     path = tmp_path / "bad-table.yaml"
     path.write_text(TASK.format(id="bad-table", table="tickets_typo"), encoding="utf-8")
-    with pytest.raises(TaskError, match=r"bad-table.yaml: tickets_typo is not a table of the world"):
+    with pytest.raises(TaskError, match=r"bad-table.yaml: expected.tables.tickets_typo: 'tickets_typo' is not a table"):
         load_file(path)
 
 
