@@ -13,14 +13,20 @@ from aftersales.testing import report as reports
 from aftersales.testing.conversation.engines import check_engine
 from aftersales.testing.host import temporary_host
 from aftersales.testing.llm import ModelChoice, preflight
-from aftersales.testing.loader import load, runnable
+from aftersales.testing.loader import load, of_split, runnable
 from aftersales.testing.runner import Agent, TrialResult, run_eval
+from aftersales.testing.tasks import SPLITS
 
 
 def add(run: argparse.ArgumentParser) -> None:
     """Register the eval command."""
     run.add_argument("--agent", required=True, help='The agent command, run by the shell per trial: "python bot.py".')
     run.add_argument("--tasks", help=TASKS_HELP)
+    run.add_argument(
+        "--split",
+        choices=SPLITS,
+        help="Run only the tasks of this split: dev (tune on these) or held_out (check on these); default both.",
+    )
     run.add_argument("--trials", type=int, default=1, help="Trials per task, k (default 1).")
     run.add_argument("--parallel", type=int, default=1, help="Trials run at once (default 1).")
     run.add_argument(
@@ -73,7 +79,7 @@ def run_command(args: argparse.Namespace, settings: Settings) -> int:
     """Run the trials, print the table, write the files; exit 1 when any trial failed."""
     if args.trials < 1 or args.parallel < 1:
         raise ValueError("--trials and --parallel must be at least 1")
-    tasks, skipped = runnable(load(args.tasks))
+    tasks, skipped = runnable(of_split(load(args.tasks), args.split))
     if args.score_judgements and not args.judge:
         raise ValueError("--score-judgements needs a judge: add --judge MODEL (for example --judge openai:gpt-4.1)")
     # A missing key or an unreachable provider is refused before any world is made.
