@@ -79,7 +79,7 @@ def _missing(required: str | RequiredCall, made: list[Entry], ends: Mapping[int,
     if wanted.only_with_forms and not forms:
         return ""
     count = sum(selects(wanted, index, made, ends) for index in range(len(made)))
-    if count == 0:
+    if count == 0 and wanted.min_calls > 0:
         return f"never called {label(wanted)}"
     if count < wanted.min_calls:
         return f"must_call: called {label(wanted)} {_times(count)}, at least {_times(wanted.min_calls)} wanted"

@@ -301,7 +301,9 @@ class CallPattern(Strict):
 class RequiredCall(CallPattern):
     """A call the agent must make, between min_calls and max_calls times."""
 
-    min_calls: int = Field(default=1, ge=1, description="Calls matching the pattern at least.")
+    min_calls: int = Field(
+        default=1, ge=0, description="Calls matching the pattern at least (0 with max_calls: at most that many)."
+    )
     max_calls: int | None = Field(default=None, ge=1, description="Calls matching the pattern at most.")
     only_with_forms: bool = Field(
         default=False,

@@ -131,3 +131,15 @@ def test_a_maximum_below_the_minimum_and_an_unknown_result_are_refused():
         rules(must_call=[{"tool": CREATE, "result": "refused"}])
     with pytest.raises(ValidationError):
         rules(order=[{"first": FIND, "never": CREATE}])
+
+
+def test_a_minimum_of_none_with_a_maximum_only_limits_the_calls():
+    at_most_once = rules(
+        must_call=[{"tool": CREATE, "error_kind": "rule", "min_calls": 0, "max_calls": 1}],
+        no_create_after_refusal=False,
+        one_key_per_ticket=False,
+    )
+    assert rule_problems(at_most_once, []) == [] and rule_problems(at_most_once, [refused(1)]) == []
+    assert rule_problems(at_most_once, [refused(1), refused(2, key="k-2")]) == [
+        f"must_call: called {CREATE} (rule) 2 times, at most once allowed"
+    ]
