@@ -1,12 +1,15 @@
 """Rules a task states on its calls: argument matchers, results with counts, and orders between calls (traces)."""
 
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from pydantic import ValidationError
 
 from aftersales.testing.rules import rule_problems
-from aftersales.testing.tasks import CallRules
+from aftersales.testing.tasks import CallRules, Expected
 from tests.unit.test_rules import CREATE, ESTIMATE, create, entry
 
 FIND, CANCEL = "after_sales_find_orders", "after_sales_cancel_ticket"
@@ -143,3 +146,16 @@ def test_a_minimum_of_none_with_a_maximum_only_limits_the_calls():
     assert rule_problems(at_most_once, [refused(1), refused(2, key="k-2")]) == [
         f"must_call: called {CREATE} (rule) 2 times, at most once allowed"
     ]
+
+
+def test_each_sentence_the_docs_say_as_a_rule_is_a_rule_that_loads():
+    text = (Path(__file__).parents[2] / "docs" / "tasks.md").read_text(encoding="utf-8")
+    block = text.split('# "find_orders before any write"\n', 1)[1].split("```", 1)[0]
+    said = re.split(r"^# .*\n", block, flags=re.M)
+    assert len(said) == 6
+    for snippet in said:
+        document = yaml.safe_load(snippet)
+        if "calls" in document:
+            CallRules.model_validate(document["calls"])
+        else:
+            Expected.model_validate(document["expected"])
