@@ -13,6 +13,13 @@ harness sets AFTERSALES_CUSTOMER_URL too: the agent then asks the customer for w
   wrong-kind      refunds without taking the item back (refund_only instead of return_and_refund)
   double-create   opens the ticket a second time with a fresh idempotency key
   ignore-decline  when the customer declines or cancels a form, opens the ticket anyway
+  no-lookup       without an order number, takes the order of the customer's newest ticket (after_sales_list_tickets
+                  by customer ID) instead of finding their orders
+  no-estimate     opens a refund without estimating it first (so with no quote)
+  no-quote        estimates, then opens the refund without the estimate's quote_id
+  stale-quote     when the quote expired, opens the ticket again without it instead of estimating afresh
+  ask-again       when the customer declines or cancels a form, makes the same call again (they say no again)
+  retry-refused   when a rule refuses the create, makes the same call once more
 and, in a conversation, no-ask, no-tell and ignore-refusal (scripted_conversation.py).
 
 `--no-forms` makes its client one that cannot show forms (as on a framework without elicitation): the server then
@@ -37,7 +44,17 @@ from scripted_conversation import delivery_day
 
 REFUNDS = ("refund_only", "return_and_refund")
 PROTOCOL = "2026-07-28"
-BRIEF_MISTAKES = ("wrong-kind", "double-create", "ignore-decline")
+BRIEF_MISTAKES = (
+    "wrong-kind",
+    "double-create",
+    "ignore-decline",
+    "no-lookup",
+    "no-estimate",
+    "no-quote",
+    "stale-quote",
+    "ask-again",
+    "retry-refused",
+)
 CONVERSATION_MISTAKES = ("no-ask", "no-tell", "ignore-refusal")
 
 
@@ -177,6 +194,9 @@ class ScriptedAgent:
         if "order_id" in self.knows:
             return [self.knows["order_id"]]
         product = self.knows.get("product", "")
+        if self.mistake == "no-lookup" and "customer_id" in self.knows:
+            listed = self.call("after_sales_list_tickets", {"customer_id": self.knows["customer_id"]})
+            return [ticket["order_id"] for ticket in (listed.data or {}).get("tickets", [])][:1]
         for field in ("email", "phone", "customer_id"):
             if field in self.knows:
                 found = self.call("after_sales_find_orders", {field: self.knows[field]})
@@ -220,7 +240,7 @@ class ScriptedAgent:
         }
         if self.wants.get("refund_method"):
             arguments["refund_method"] = self.wants["refund_method"]
-        if kind in REFUNDS:
+        if kind in REFUNDS and self.mistake != "no-estimate":
             estimate = self.estimate(arguments)
             if estimate.error:
                 if self.wants.get("accepts_repair") and "repair" in estimate.text.lower():
@@ -228,7 +248,8 @@ class ScriptedAgent:
                     repair.pop("refund_method", None)
                     return self.tell(self.create(repair))
                 return f"I am sorry, that is not possible: {estimate.text}"
-            arguments["quote_id"] = estimate.data["quote_id"]
+            if self.mistake != "no-quote":
+                arguments["quote_id"] = estimate.data["quote_id"]
             # Without forms the agent confirms a refund itself before calling; it asks when the brief says how the
             # customer answers a confirmation (a model would read the threshold in the tool's description).
             confirmation = "after_sales_create_ticket:confirm"
@@ -239,6 +260,8 @@ class ScriptedAgent:
         if self.mistake == "ignore-decline" and (reply.data or {}).get("outcome") == "not_created":
             forced = {**arguments, "refund_method": "original_payment", "idempotency_key": f"{self.key}-forced"}
             reply = self.create(forced)
+        if self.mistake == "ask-again" and (reply.data or {}).get("outcome") == "not_created":
+            reply = self.create(arguments)
         return self.tell(reply)
 
     def estimate(self, arguments: dict[str, Any]) -> Reply:
@@ -251,6 +274,9 @@ class ScriptedAgent:
         reply = self.call("after_sales_create_ticket", arguments)
         for _ in range(3):
             if reply.lost:
+                reply = self.call("after_sales_create_ticket", arguments)
+            elif reply.error and "expired" in reply.text and "quote_id" in arguments and self.mistake == "stale-quote":
+                arguments.pop("quote_id")
                 reply = self.call("after_sales_create_ticket", arguments)
             elif reply.error and "expired" in reply.text and "quote_id" in arguments:
                 fresh = self.estimate(arguments)
@@ -268,6 +294,8 @@ class ScriptedAgent:
                     {"outcome": "not_created", "next_step": "Then I will not open the ticket for now."}, "", False
                 )
             return self.create({**arguments, "refund_method": answer["content"]["refund_method"]})
+        if self.mistake == "retry-refused" and reply.kind == "rule":
+            self.call("after_sales_create_ticket", arguments)  # the same call again, as if no were not an answer
         if self.mistake == "double-create" and not reply.error:
             self.call(
                 "after_sales_create_ticket", {**arguments, "idempotency_key": f"{arguments['idempotency_key']}-2"}

@@ -16,14 +16,20 @@ from aftersales.testing.conversation.engines import check_engine
 from aftersales.testing.host import temporary_host
 from aftersales.testing.lint import Catalogue
 from aftersales.testing.llm import ModelChoice, preflight
-from aftersales.testing.loader import checked, runnable
+from aftersales.testing.loader import checked, of_split, runnable
 from aftersales.testing.runner import Agent, TrialResult, run_eval
+from aftersales.testing.tasks import SPLITS
 
 
 def add(run: argparse.ArgumentParser) -> None:
     """Register the eval command."""
     run.add_argument("--agent", help='The agent command, run by the shell per trial: "python bot.py" (required).')
     run.add_argument("--tasks", help=TASKS_HELP)
+    run.add_argument(
+        "--split",
+        choices=SPLITS,
+        help="Run only the tasks of this split: dev (tune on these) or held_out (check on these); default both.",
+    )
     run.add_argument("--trials", type=int, default=1, help="Trials per task, k (default 1).")
     run.add_argument("--parallel", type=int, default=1, help="Trials run at once (default 1).")
     run.add_argument(
@@ -96,7 +102,8 @@ def run_command(args: argparse.Namespace, settings: Settings) -> int:
         raise ValueError("eval needs --agent CMD (or: aftersales eval compare BASE_DIR NEW_DIR)")
     if args.trials < 1 or args.parallel < 1:
         raise ValueError("--trials and --parallel must be at least 1")
-    tasks, skipped = runnable(checked(args.tasks, Catalogue.of(settings)))  # a task with a problem runs nothing
+    # A task with a problem runs nothing; then the split chosen, if any.
+    tasks, skipped = runnable(of_split(checked(args.tasks, Catalogue.of(settings)), args.split))
     if args.score_judgements and not args.judge:
         raise ValueError("--score-judgements needs a judge: add --judge MODEL (for example --judge openai:gpt-4.1)")
     # A missing key or an unreachable provider is refused before any world is made.

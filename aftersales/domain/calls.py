@@ -21,6 +21,7 @@ TOOL_NAMES = (  # in the order tools/list shows them
     LIST_TICKETS,
     CANCEL_TICKET,
 )
+WRITES = (CREATE_TICKET, CANCEL_TICKET)  # the tools that change what the customer sees
 UNKNOWN = "unknown"  # what the audit and the metrics say for any name or value outside their fixed sets
 
 OUTCOMES = ("ok", "tool_error", "protocol_error", "input_required")

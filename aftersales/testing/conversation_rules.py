@@ -8,7 +8,7 @@ has no turns and is not judged on these rules. docs/tasks.md ("Conversation rule
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from aftersales.domain.calls import CANCEL_TICKET, CREATE_TICKET, ESTIMATE_REFUND, QUERY_TICKET
+from aftersales.domain.calls import ESTIMATE_REFUND, QUERY_TICKET, WRITES
 from aftersales.domain.errors import RuleViolation
 from aftersales.domain.money import format_money
 from aftersales.testing.spoken import SENTENCE_END, reason, says_amount, says_text, says_value, tells_refusal
@@ -16,7 +16,6 @@ from aftersales.testing.tasks import Task
 from aftersales.worlds.trace import is_turn, tool_calls
 
 Entry = Mapping[str, Any]
-WRITES = (CREATE_TICKET, CANCEL_TICKET)
 
 
 def conversed(trace: Sequence[Entry]) -> bool:

@@ -133,6 +133,16 @@ def _folder(folder: Path) -> list[Path]:
     return files
 
 
+def of_split(tasks: list[Task], split: str | None) -> list[Task]:
+    """The tasks of one split (all of them for None); a split holding none of the tasks is a mistake."""
+    if split is None:
+        return tasks
+    chosen = [task for task in tasks if task.split == split]
+    if not chosen:
+        raise TaskError(f"none of the {len(tasks)} tasks chosen is in split {split!r}: choose others, or drop --split.")
+    return chosen
+
+
 def unserved(task: Task) -> list[str]:
     """Tools the task's reference calls that this server does not serve (the task cannot be run here)."""
     return sorted({step.call for step in task.reference if step.call is not None} - set(TOOL_NAMES))

@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from aftersales.testing.tasks import Absent, AnyValue, Expected, ExpectedRow, FieldChange, OneOf
+from aftersales.testing.tasks import Absent, AnyValue, Expected, ExpectedRow, FieldChange, OneOf, Present
 
 KINDS = ("added", "removed", "changed")
 MISSING = object()
@@ -22,6 +22,8 @@ def matches(matcher: Any, value: Any) -> bool:
         return True
     if isinstance(matcher, Absent):
         return value is MISSING or value is None
+    if isinstance(matcher, Present):
+        return value is not MISSING and value is not None
     if isinstance(matcher, OneOf):
         return any(_same(option, value) for option in matcher.one_of)
     return _same(matcher, value)

@@ -11,7 +11,7 @@ from aftersales.testing.brief import Mode
 from aftersales.testing.llm import Spend
 from aftersales.testing.runner import TrialResult
 from aftersales.testing.scoring import VERDICTS, FailedPart, Verdict, expects_change, pass_hat_ks
-from aftersales.testing.tasks import Task
+from aftersales.testing.tasks import SPLITS, Split, Task
 from aftersales.testing.trace import Spent as Usage
 from aftersales.testing.trace import TurnUsage
 from aftersales.worlds.diff import describe
@@ -126,6 +126,7 @@ class TaskReport(Figures):
 
     id: str
     title: str
+    split: Split = Field(default="dev", description="The task's split: dev or held_out.")
     change: bool = Field(description="Whether the task's right outcome changes the world.")
     end_states: int = Field(ge=0, description="Distinct world hashes its trials ended in.")
     results: list[TrialReport]
@@ -159,6 +160,11 @@ class Report(Closed):
     )
     forms: Literal["world", "client"]
     overall: Overall
+    splits: dict[Split, Overall] = Field(
+        default_factory=dict,
+        description="The same figures for the tasks of each split run (dev, held_out): pass^k on the tasks a team "
+        "tuned on beside the tasks it did not.",
+    )
     tasks: list[TaskReport]
     skipped: dict[str, str] = Field(
         default_factory=dict, description="Tasks not run, by id, with the reason (a tool this server does not serve)."
@@ -203,6 +209,7 @@ def build(
             TaskReport(
                 id=task.id,
                 title=task.title,
+                split=task.split,
                 change=expects_change(task.expected),
                 trials=len(mine),
                 passed=passed,
@@ -214,17 +221,16 @@ def build(
                 results=[_trial(result) for result in mine],
             )
         )
-    total, passed = len(results), sum(result.passed for result in results)
-    every = pass_hat_ks([(task.trials, task.passed) for task in reports])
-    overall = Overall(
-        tasks=len(tasks),
-        trials=total,
-        passed=passed,
-        pass_rate=passed / total if total else 0.0,
-        pass_hat_k=every,
-        verdicts=_verdicts(results),
-        pass_hat_k_without_customer_misses=pass_hat_ks(clean, [int(k) for k in every]),
-    )
+    overall = _overall(reports, results, clean)
+    splits = {
+        split: _overall(
+            [report for report in reports if report.split == split],
+            [result for result in results if result.task.split == split],
+            [counted for report, counted in zip(reports, clean, strict=True) if report.split == split],
+        )
+        for split in SPLITS
+        if any(task.split == split for task in tasks)
+    }
     return Report(
         agent=agent,
         started_at=started.strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -233,6 +239,7 @@ def build(
         mode=mode,
         forms="client" if forms == "client" else "world",
         overall=overall,
+        splits=splits,
         tasks=reports,
         skipped=skipped or {},
         customer=customer if mode == "conversation" else None,
@@ -240,6 +247,21 @@ def build(
         judge=judge,
         judge_usage=_usage(_judged(results)) if judge else None,
         tool_descriptions=None if descriptions is None else DescriptionsUsed(**descriptions),
+    )
+
+
+def _overall(reports: list[TaskReport], results: list[TrialResult], clean: list[tuple[int, int]]) -> Overall:
+    """The figures of some tasks together: pass^k averaged over them (each k over the tasks with k trials)."""
+    total, passed = len(results), sum(result.passed for result in results)
+    every = pass_hat_ks([(task.trials, task.passed) for task in reports])
+    return Overall(
+        tasks=len(reports),
+        trials=total,
+        passed=passed,
+        pass_rate=passed / total if total else 0.0,
+        pass_hat_k=every,
+        verdicts=_verdicts(results),
+        pass_hat_k_without_customer_misses=pass_hat_ks(clean, [int(k) for k in every]),
     )
 
 
@@ -317,7 +339,10 @@ def junit(report: Report) -> bytes:
         failures=str(report.overall.trials - report.overall.passed),
         time=f"{report.duration_s:.3f}",
     )
-    _properties(root, report.overall)
+    overall = _properties(root, report.overall)
+    for split, figures in report.splits.items():  # "dev pass^1", "held_out verdict.pass", …
+        for name, value in _named(figures):
+            ET.SubElement(overall, "property", name=f"{split} {name}", value=value)
     for task in report.tasks:
         suite = ET.SubElement(
             root,
@@ -327,7 +352,7 @@ def junit(report: Report) -> bytes:
             failures=str(task.trials - task.passed),
             time=f"{sum(result.duration_s for result in task.results):.3f}",
         )
-        _properties(suite, task)
+        ET.SubElement(_properties(suite, task), "property", name="split", value=task.split)
         for result in task.results:
             case = ET.SubElement(
                 suite,
@@ -349,16 +374,22 @@ def junit(report: Report) -> bytes:
     return document
 
 
-def _properties(parent: ET.Element, figures: Figures) -> None:
-    """Verdict counts and both pass^k figures, as JUnit properties."""
+def _properties(parent: ET.Element, figures: Figures) -> ET.Element:
+    """Verdict counts and both pass^k figures, as JUnit properties (the properties element, for more)."""
     properties = ET.SubElement(parent, "properties")
+    for name, value in _named(figures):
+        ET.SubElement(properties, "property", name=name, value=value)
+    return properties
+
+
+def _named(figures: Figures) -> list[tuple[str, str]]:
+    """Verdict counts and both pass^k figures, by property name."""
     named = [(f"verdict.{name}", str(count)) for name, count in figures.verdicts.items()]
     named += [(f"pass^{k}", f"{value:.6f}") for k, value in figures.pass_hat_k.items()]
     named += [
         (f"pass^{k} without customer misses", f"{v:.6f}") for k, v in figures.pass_hat_k_without_customer_misses.items()
     ]
-    for name, value in named:
-        ET.SubElement(properties, "property", name=name, value=value)
+    return named
 
 
 PARTS = ("outcome", "calls", "conversation")  # the parts whose problems a report lists
@@ -420,6 +451,9 @@ def table(report: Report) -> str:
     lines.append(
         f"{'overall (' + str(overall.tasks) + ' tasks)':44} {overall.passed:>3}/{overall.trials:<3}  {figures}"
     )
+    for split, part in report.splits.items():
+        shown = "  ".join(f"{part.pass_hat_k.get(k, 0.0):<7.3f}" for k in ks)
+        lines.append(f"{split + ' (' + str(part.tasks) + ' tasks)':44} {part.passed:>3}/{part.trials:<3}  {shown}")
     misses = overall.verdicts.get("customer_miss", 0)
     clean = "  ".join(f"{overall.pass_hat_k_without_customer_misses.get(k, 0.0):<7.3f}" for k in ks)
     shown = f"without customer misses ({misses} left out)"

@@ -12,8 +12,8 @@ from typing import Any
 
 from aftersales.domain.calls import ARGUMENT_ERRORS, CREATE_TICKET
 from aftersales.domain.errors import InputNeeded, RuleViolation
-from aftersales.testing.matching import MISSING, matches, show
-from aftersales.testing.tasks import CallPattern, CallRules
+from aftersales.testing.patterns import endings, label, selects
+from aftersales.testing.tasks import Before, CallPattern, CallRules, FollowedBy, NeverAfter, RequiredCall
 from aftersales.worlds.trace import is_turn, tool_calls
 
 Entry = Mapping[str, Any]
@@ -50,8 +50,10 @@ def rule_problems(rules: CallRules, trace: Sequence[Entry]) -> list[str]:
     trace = tool_calls(trace)
     made = calls(trace)
     forms = any(entry.get("client_forms") for entry in trace) and not conversing
-    problems = [_missing(pattern, made, forms) for pattern in rules.must_call]
-    problems += [f"called {tool}, which the task forbids" for tool in rules.must_not_call if _count(made, tool)]
+    ends = endings(trace)
+    problems = [_missing(pattern, made, ends, forms) for pattern in rules.must_call]
+    problems += [_forbidden(pattern, made, ends) for pattern in rules.must_not_call]
+    problems += [problem for order in rules.order for problem in _order_problems(order, made, ends)]
     if rules.max_calls is not None and len(made) > rules.max_calls:
         problems.append(f"made {len(made)} calls, at most {rules.max_calls} allowed")
     for tool, limit in rules.max_calls_per_tool.items():
@@ -71,19 +73,61 @@ def rule_problems(rules: CallRules, trace: Sequence[Entry]) -> list[str]:
     return [problem for problem in problems if problem]
 
 
-def _missing(pattern: str | CallPattern, made: list[Entry], forms: bool) -> str:
-    """Why `pattern` is missing from the calls (`forms`: the client could show forms), or "" if it was made."""
-    wanted = CallPattern(tool=pattern) if isinstance(pattern, str) else pattern
+def _missing(required: str | RequiredCall, made: list[Entry], ends: Mapping[int, Entry], forms: bool) -> str:
+    """Why `required` was not called as often as it must be (`forms`: the client could show forms), or ""."""
+    wanted = RequiredCall(tool=required) if isinstance(required, str) else required
     if wanted.only_with_forms and not forms:
         return ""
-    for entry in made:
-        arguments = entry.get("arguments") or {}
-        if entry["tool"] == wanted.tool and all(
-            matches(matcher, arguments.get(name, MISSING)) for name, matcher in wanted.arguments.items()
-        ):
-            return ""
-    shown = ", ".join(f"{name}={show(matcher)}" for name, matcher in wanted.arguments.items())
-    return f"never called {wanted.tool}" + (f" with {shown}" if shown else "")
+    count = sum(selects(wanted, index, made, ends) for index in range(len(made)))
+    if count == 0 and wanted.min_calls > 0:
+        return f"never called {label(wanted)}"
+    if count < wanted.min_calls:
+        return f"must_call: called {label(wanted)} {_times(count)}, at least {_times(wanted.min_calls)} wanted"
+    if wanted.max_calls is not None and count > wanted.max_calls:
+        return f"must_call: called {label(wanted)} {_times(count)}, at most {_times(wanted.max_calls)} allowed"
+    return ""
+
+
+def _forbidden(pattern: str | CallPattern, made: list[Entry], ends: Mapping[int, Entry]) -> str:
+    """The calls that fit a forbidden pattern, or ""."""
+    seqs = [f"#{made[index]['seq']}" for index in range(len(made)) if selects(pattern, index, made, ends)]
+    if not seqs:
+        return ""
+    if isinstance(pattern, str):
+        return f"called {pattern}, which the task forbids"
+    return f"must_not_call: call {', '.join(seqs)} is {label(pattern)}, which the task forbids"
+
+
+def _order_problems(order: Before | NeverAfter | FollowedBy, made: list[Entry], ends: Mapping[int, Entry]) -> list[str]:
+    """Each call that breaks one order rule, one line each."""
+    fits = {name: [index for index in range(len(made)) if selects(side, index, made, ends)] for name, side in order}
+    problems = []
+    if isinstance(order, Before):
+        firsts = fits["first"]
+        for index in fits["then"]:
+            if not any(earlier < index for earlier in firsts):
+                problems.append(
+                    f"order: call #{made[index]['seq']} ({label(order.then)}) has no {label(order.first)} before it"
+                )
+    elif isinstance(order, NeverAfter):
+        if fits["after"]:
+            start = fits["after"][0]
+            problems += [
+                f"order: call #{made[index]['seq']} ({label(order.never)}) comes after call #{made[start]['seq']} "
+                f"({label(order.after)})"
+                for index in fits["never"]
+                if index > start
+            ]
+    else:
+        for index in fits["after"]:
+            if not any(later > index for later in fits["followed_by"]):
+                shown = f"({label(order.after)}) is not followed by {label(order.followed_by)}"
+                problems.append(f"order: call #{made[index]['seq']} {shown}")
+    return problems
+
+
+def _times(count: int) -> str:
+    return "once" if count == 1 else f"{count} times"
 
 
 def _count(made: list[Entry], tool: str) -> int:

@@ -22,6 +22,14 @@ TOLD = ("ticket_id", "refund_amount", "refusal", "stage")  # what `communicate` 
 SAVED = re.compile(r"\$\{([a-z_][a-z0-9_]*)\.([A-Za-z0-9_.]+)\}")
 REFERENCE = re.compile(rf"^{SAVED.pattern}$")
 Scalar = str | int | float | bool | None
+Split = Literal["dev", "held_out"]
+SPLITS: tuple[Split, ...] = ("dev", "held_out")
+# What `expected.unchanged` lets change: a quote an estimate pins and the record of an idempotency key are left behind
+# by calls that change nothing the customer sees (the audit, tool_calls, is never part of a world's diff).
+LEFT_BEHIND = ("quotes", "idempotency_records")
+WRITE = (
+    "write"  # in a call pattern, any call of a tool that writes: after_sales_create_ticket, after_sales_cancel_ticket
+)
 
 
 class Strict(BaseModel):
@@ -48,9 +56,31 @@ class Absent(Strict):
     absent: Literal[True]
 
 
+class Present(Strict):
+    """Matches any value that is there and not null."""
+
+    present: Literal[True]
+
+
+class FromResult(Strict):
+    """Matches a call's argument equal to a field of the result of an earlier call that went through."""
+
+    tool: str = Field(alias="from", description="The earlier call's tool.", examples=["after_sales_estimate_refund"])
+    field: str = Field(
+        pattern=r"^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*$", description="The field of its result (dotted when nested)."
+    )
+
+
 Matcher = Annotated[
-    Scalar | AnyValue | OneOf | Absent,
-    Field(description='An exact value, or {"any": true}, {"one_of": [...]}, {"absent": true}.'),
+    Scalar | AnyValue | OneOf | Absent | Present,
+    Field(description='An exact value, or {"any": true}, {"one_of": [...]}, {"absent": true}, {"present": true}.'),
+]
+ArgumentMatcher = Annotated[
+    Scalar | AnyValue | OneOf | Absent | Present | FromResult,
+    Field(
+        description='A Matcher, or {"from": TOOL, "field": PATH}: the value an earlier call of TOOL that went '
+        "through gave in that field of its result."
+    ),
 ]
 
 
@@ -221,6 +251,12 @@ class ExpectedTable(Strict):
 class Expected(Strict):
     """The world's diff at the end of the episode, as a partial diff (format aftersales-world-diff/1)."""
 
+    unchanged: bool = Field(
+        default=False,
+        description="Nothing the customer would see changed: every table as it was, except what reads and refused "
+        f"or declined calls leave behind ({', '.join(LEFT_BEHIND)}; the audit is never in a diff). Takes no "
+        "tables or only.",
+    )
     tables: dict[str, ExpectedTable] = Field(default_factory=dict)
     only: list[str] | None = Field(
         default=None,
@@ -228,16 +264,47 @@ class Expected(Strict):
         "Left out: only the tables under tables.",
     )
 
+    @model_validator(mode="after")
+    def _unchanged_alone(self) -> Self:
+        if self.unchanged and (self.tables or self.only is not None):
+            raise ValueError("expected.unchanged takes no tables or only: it already says which tables may change")
+        return self
+
     def allowed(self) -> set[str]:
         """The tables that may differ."""
+        if self.unchanged:
+            return set(LEFT_BEHIND)
         return set(self.tables) | set(self.only if self.only is not None else [])
 
 
-class CallPattern(Strict):
-    """A call the agent must make: a tool, and matchers for some of its arguments."""
+Outcome = Literal["ok", "tool_error", "protocol_error", "declined"]
 
-    tool: str
-    arguments: dict[str, Matcher] = Field(default_factory=dict)
+
+class CallPattern(Strict):
+    """Calls of a tool (or of any write), with matchers for some of their arguments and what they came to."""
+
+    tool: str = Field(description=f'A tool\'s name, or "{WRITE}": any call of a tool that writes (create, cancel).')
+    arguments: dict[str, ArgumentMatcher] = Field(default_factory=dict)
+    result: Outcome | None = Field(
+        default=None,
+        description="What the call came to: ok (went through, declined included), tool_error, protocol_error, or "
+        "declined (the person declined or cancelled a form: not_created, not_cancelled). Left out: anything.",
+    )
+    error_kind: str | None = Field(
+        default=None,
+        description="The error's kind (rule, expired, not_found, input_needed, invalid_arguments, …); implies a "
+        "failed call.",
+        examples=["rule"],
+    )
+
+
+class RequiredCall(CallPattern):
+    """A call the agent must make, between min_calls and max_calls times."""
+
+    min_calls: int = Field(
+        default=1, ge=0, description="Calls matching the pattern at least (0 with max_calls: at most that many)."
+    )
+    max_calls: int | None = Field(default=None, ge=1, description="Calls matching the pattern at most.")
     only_with_forms: bool = Field(
         default=False,
         description="Required only of an agent whose client can show forms, in brief mode; one that cannot, or one "
@@ -245,12 +312,47 @@ class CallPattern(Strict):
         "the customer declines, say).",
     )
 
+    @model_validator(mode="after")
+    def _bounds(self) -> Self:
+        if self.max_calls is not None and self.max_calls < self.min_calls:
+            raise ValueError(f"max_calls {self.max_calls} is below min_calls {self.min_calls}: raise it or drop it")
+        return self
+
+
+Selector = str | CallPattern  # a tool's name (or "write") alone, or a pattern
+
+
+class Before(Strict):
+    """Every call matching `then` has a call matching `first` before it."""
+
+    first: Selector
+    then: Selector
+
+
+class NeverAfter(Strict):
+    """No call matching `never` comes after a call matching `after`."""
+
+    after: Selector
+    never: Selector
+
+
+class FollowedBy(Strict):
+    """Every call matching `after` has a call matching `followed_by` after it."""
+
+    after: Selector
+    followed_by: Selector
+
 
 class CallRules(Strict):
     """Rules on the calls the agent makes, checked on the world's trace."""
 
-    must_call: list[str | CallPattern] = Field(default_factory=list)
-    must_not_call: list[str] = Field(default_factory=list)
+    must_call: list[str | RequiredCall] = Field(default_factory=list)
+    must_not_call: list[str | CallPattern] = Field(default_factory=list)
+    order: list[Before | NeverAfter | FollowedBy] = Field(
+        default_factory=list,
+        description="Orders between calls: {first, then}, {after, never}, {after, followed_by}; each side a tool, "
+        f'"{WRITE}" or a call pattern.',
+    )
     max_calls: int | None = Field(default=None, ge=0, description="Tool calls in all (resumed rounds not counted).")
     max_calls_per_tool: dict[str, int] = Field(default_factory=dict)
     no_invalid_arguments: bool = Field(default=True, description="No call the server refused for its arguments.")
@@ -320,6 +422,11 @@ class Task(Strict):
     title: str
     story: str | None = Field(default=None, description="The seed story it builds on (seed/README.md).")
     tags: list[str] = Field(default_factory=list)
+    split: Split = Field(
+        default="dev",
+        description="dev: a task a team may tune its prompts and tool descriptions on; held_out: one it checks them "
+        "on, having never tuned on it (eval --split).",
+    )
     world: WorldStart = Field(default_factory=WorldStart)
     customer: Customer
     expected: Expected

@@ -2,6 +2,9 @@
 
 from typing import Any
 
+import pytest
+from pydantic import ValidationError
+
 from aftersales.testing.matching import outcome_problems
 from aftersales.testing.scoring import expects_change
 from aftersales.testing.tasks import Expected
@@ -99,3 +102,25 @@ def test_an_unchanged_world_fails_every_outcome_that_is_a_change_and_passes_the_
     assert expects_change(ONE_TICKET)
     assert not expects_change(expected(tables={}, only=["quotes"]))
     assert not expects_change(expected(tables={"tickets": {}}, only=[]))
+
+
+def test_unchanged_lets_quotes_and_idempotency_records_change_and_nothing_a_customer_sees():
+    unchanged = expected(unchanged=True)
+    left_behind = diff(quotes={"added": [{"key": {"id": "q"}, "row": {}}]}, idempotency_records={"added": [{}]})
+    assert outcome_problems(unchanged, left_behind) == [] and not expects_change(unchanged)
+    assert outcome_problems(unchanged, diff(tickets={"added": [added("T-2026-0401")]}, ticket_events={})) == [
+        "ticket_events changed () but the task allows no change there",
+        "tickets changed (1 added) but the task allows no change there",
+    ]
+
+
+def test_unchanged_takes_no_tables_nor_only_beside_it():
+    for beside in ({"tables": {"tickets": {}}}, {"only": ["quotes"]}):
+        with pytest.raises(ValidationError, match="unchanged takes no tables or only"):
+            expected(unchanged=True, **beside)
+
+
+def test_present_matches_a_value_that_is_there_and_not_null():
+    row = expected(tables={"tickets": {"added": [{"row": {"refund_method": {"present": True}}}]}})
+    assert outcome_problems(row, diff(tickets={"added": [added("T-1", refund_method="store_credit")]})) == []
+    assert outcome_problems(row, diff(tickets={"added": [added("T-1", refund_method=None)]})) != []

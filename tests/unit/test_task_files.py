@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from aftersales.testing import schemas
-from aftersales.testing.loader import TaskError, load, load_file, runnable, shipped_tasks
+from aftersales.testing.loader import TaskError, load, load_file, of_split, runnable, shipped_tasks
 from aftersales.testing.reference import resolve
 from aftersales.testing.scoring import expects_change
 from aftersales.testing.tasks import Task
@@ -142,3 +142,20 @@ KINDS: dict[str, Callable[[Task], bool]] = {
 @pytest.mark.parametrize("kind", sorted(KINDS))
 def test_the_shipped_conversation_tasks_hold_each_required_kind_of_customer(kind: str):
     assert [task.id for task in conversation_tasks() if KINDS[kind](task)], f"no conversation task has {kind}"
+
+
+def test_at_least_a_third_of_the_shipped_tasks_are_held_out_and_every_file_names_its_split():
+    tasks = load()
+    held = [task for task in tasks if task.split == "held_out"]
+    assert 3 * len(held) >= len(tasks) and len(held) < len(tasks)
+    unnamed = [path.name for path in sorted(shipped_tasks().glob("*.yaml")) if "\nsplit: " not in path.read_text()]
+    assert unnamed == []
+
+
+def test_a_split_chooses_its_tasks_and_one_holding_none_of_them_is_refused():
+    tasks = load()
+    assert {task.split for task in of_split(tasks, "held_out")} == {"held_out"}
+    assert of_split(tasks, None) == tasks
+    dev_only = of_split(tasks, "dev")
+    with pytest.raises(TaskError, match=f"none of the {len(dev_only)} tasks chosen is in split 'held_out'"):
+        of_split(dev_only, "held_out")
