@@ -7,11 +7,11 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+from aftersales.cli.harness import add_keep, harness
 from aftersales.cli.tasks import TASKS_HELP
 from aftersales.settings import Settings
 from aftersales.testing import report as reports
 from aftersales.testing.conversation.engines import check_engine
-from aftersales.testing.host import temporary_host
 from aftersales.testing.llm import ModelChoice, preflight
 from aftersales.testing.loader import load, runnable
 from aftersales.testing.runner import Agent, TrialResult, run_eval
@@ -66,6 +66,7 @@ def add(run: argparse.ArgumentParser) -> None:
         help="A tool description set every trial world serves (aftersales tools descriptions --export); report.json "
         "names it and hashes its texts.",
     )
+    add_keep(run)
     run.set_defaults(run=run_command)
 
 
@@ -104,7 +105,7 @@ def run_command(args: argparse.Namespace, settings: Settings) -> int:
 
     started, clock = datetime.now(UTC), time.perf_counter()
     served = {} if args.descriptions is None else {"tool_descriptions": args.descriptions.absolute()}
-    with temporary_host(args.database_url, **served) as host:
+    with harness(args.database_url, args.keep, **served) as host:
         results = run_eval(host, agent, tasks, args.trials, args.parallel, out, done)
     seconds = time.perf_counter() - clock
     report = reports.build(
