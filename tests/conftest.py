@@ -17,7 +17,7 @@ from aftersales.seeding import dataset
 from aftersales.seeding.generator import World
 from aftersales.storage.database import make_engine
 from aftersales.worlds.service import Worlds
-from tests.support import postgres
+from tests.support import leftovers, postgres
 from tests.support.apps import SEED_DIR, app_without_database, settings_for
 from tests.support.postgres import admin_engine, scratch_database
 from tests.support.worlds import WorldsHome, drop_databases, home_for_run, open_worlds
@@ -25,11 +25,35 @@ from tests.support.worlds import WorldsHome, drop_databases, home_for_run, open_
 BACKENDS = ["sqlite", "postgresql"]
 pytest_plugins = ["pytester"]  # tests of the aftersales pytest plugin run pytest inside pytest
 TEMPLATE = "aftersales_template"
+SESSION_TMP = pytest.StashKey[tuple[Path, str]]()
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Register the `settings` marker."""
+    """Register the `settings` marker; the session's own temporary directory (made once, by the controller)."""
     config.addinivalue_line("markers", "settings(**changes): the test's app (and bare_app) run with these settings")
+    if not hasattr(config, "workerinput"):  # an xdist worker inherits the controller's TMPDIR
+        config.stash[SESSION_TMP] = leftovers.make_private()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Fail the session when it left a temporary folder or file of the project behind; then remove its directory.
+
+    Last of the hooks: the workers have ended, and the session's fixtures are torn down.
+    """
+    folder, shared = session.config.stash.get(SESSION_TMP, (None, ""))
+    if folder is None:
+        return
+    left = leftovers.left_behind(folder)
+    leftovers.remove(folder, shared)
+    if left:
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        message = f"the test session left temporary folders or files of the project behind: {', '.join(left)}"
+        if reporter is not None:
+            reporter.ensure_newline()
+            reporter.write_line(f"aftersales: {message}", red=True, bold=True)
+        if session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def changed_settings(request: pytest.FixtureRequest) -> dict[str, Any]:

@@ -9,7 +9,8 @@ from pathlib import Path
 
 from aftersales.cli import port
 from aftersales.cli.console import say
-from aftersales.cli.serve import _sigterm_exits, listen
+from aftersales.cli.serve import listen
+from aftersales.cli.signals import sigterm_exits
 from aftersales.demo.web import create_demo_app
 from aftersales.settings import Settings
 from aftersales.web import serving
@@ -52,7 +53,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             )
 
         config = serving.config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=5)
-        with _sigterm_exits():  # so the folder below is deleted however serving ends
+        with sigterm_exits():  # so the folder below is deleted however serving ends
             serving.Server(config, announce).run(sockets=[sock])
     finally:
         sock.close()

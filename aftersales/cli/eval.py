@@ -8,12 +8,12 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+from aftersales.cli.harness import add_keep, harness
 from aftersales.cli.tasks import TASKS_HELP
 from aftersales.settings import Settings
 from aftersales.testing import compare, report_html
 from aftersales.testing import report as reports
 from aftersales.testing.conversation.engines import check_engine
-from aftersales.testing.host import temporary_host
 from aftersales.testing.lint import Catalogue
 from aftersales.testing.llm import ModelChoice, preflight
 from aftersales.testing.loader import checked, of_split, runnable
@@ -81,6 +81,7 @@ def add(run: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="A base run's --out folder: print the comparison, put it in report.html, write comparison.json.",
     )
+    add_keep(run)
     run.set_defaults(run=run_command)
     actions = run.add_subparsers(dest="action", metavar="compare")
     comparing = actions.add_parser("compare", help="Compare two runs' reports; exit 1 when a task got worse.")
@@ -135,7 +136,7 @@ def run_command(args: argparse.Namespace, settings: Settings) -> int:
 
     started, clock = datetime.now(UTC), time.perf_counter()
     served = {} if args.descriptions is None else {"tool_descriptions": args.descriptions.absolute()}
-    with temporary_host(args.database_url, **served) as host:
+    with harness(args.database_url, args.keep, **served) as host:
         results = run_eval(host, agent, tasks, args.trials, args.parallel, out, done)
     seconds = time.perf_counter() - clock
     report = reports.build(

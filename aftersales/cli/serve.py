@@ -3,14 +3,9 @@
 import argparse
 import logging
 import os
-import signal
 import socket
 import sys
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import timedelta
-from types import FrameType
 
 import uvicorn
 from starlette.applications import Starlette
@@ -21,6 +16,7 @@ from aftersales.cli import affinity, port, workers
 from aftersales.cli.banner import CLIENT_SNIPPET, announcement, mcp_url
 from aftersales.cli.console import location, say
 from aftersales.cli.failures import StartupError, bind_problem
+from aftersales.cli.signals import sigterm_exits
 from aftersales.clock import now
 from aftersales.domain.callers import ALL_SCOPES, Caller
 from aftersales.mcp.caller import acting_as
@@ -72,7 +68,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         level=settings.log_level, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s %(message)s"
     )
     app = App(settings)
-    with _sigterm_exits():
+    with sigterm_exits():
         try:
             if args.worker_fds:
                 return serve_worker(app, args.worker_fds, args.worker_cpu)
@@ -218,24 +214,3 @@ def _pin(cpu: int) -> None:
     """Pin this process to `cpu`, and say so in the log."""
     affinity.pin(cpu)
     log.info("process %s pinned to CPU %s", os.getpid(), cpu)
-
-
-@contextmanager
-def _sigterm_exits() -> Iterator[None]:
-    """Turn SIGTERM into SystemExit(0) while serving, so `finally` blocks run (the audit's last batch).
-
-    SIGTERM's default action ends the process where it stands, and uvicorn re-raises the signal after its own
-    graceful shutdown.
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield  # only the main thread may set handlers (tests may call the CLI from elsewhere)
-        return
-
-    def stop(_signum: int, _frame: FrameType | None) -> None:
-        raise SystemExit(0)
-
-    previous = signal.signal(signal.SIGTERM, stop)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)

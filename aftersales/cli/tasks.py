@@ -5,9 +5,9 @@ import argparse
 import json
 import sys
 
+from aftersales.cli.harness import add_keep, harness
 from aftersales.settings import Settings
 from aftersales.testing.check import MODES, CheckResult, check_tasks, explain
-from aftersales.testing.host import temporary_host
 from aftersales.testing.lint import Catalogue
 from aftersales.testing.loader import checked, lint, load
 from aftersales.testing.scoring import expects_change
@@ -39,6 +39,7 @@ def add(tasks: argparse.ArgumentParser) -> None:
         help="Replay each reference as the brief-mode agent makes its calls, as a conversation with the task's "
         "scripted customer (say steps are the agent's turns), or both (default).",
     )
+    add_keep(check)
     listing.set_defaults(run=run_list)
     linting.set_defaults(run=run_lint)
     check.set_defaults(run=run_check)
@@ -80,7 +81,7 @@ def run_check(args: argparse.Namespace, settings: Settings) -> int:
             if not result.passed:
                 print(explain(result), flush=True)
 
-    with temporary_host(args.database_url) as host:
+    with harness(args.database_url, args.keep) as host:
         modes = MODES if args.mode == "both" else (args.mode,)
         results = check_tasks(host, tasks, args.parallel, done, modes)
     failed = [result for result in results if not result.passed]

@@ -60,6 +60,10 @@ def add(world: argparse.ArgumentParser) -> None:
             help="Seed of deterministic ids; implies --deterministic (default 0; a fork keeps its source's).",
         )
         parser.add_argument("--id", dest="world_id", help="Choose the id (lowercase letters, digits, hyphens).")
+        parser.add_argument(
+            "--lease",
+            help="Drop the world this long after now, used or not: 30m, 12h, 2d (1 second to 3650 days; default none).",
+        )
         parser.add_argument("--caller", default="agent", help="Caller id of the printed token (default agent).")
         add_claims(parser)
         parser.add_argument("--json", action="store_true", help="Print the world and its token as JSON.")
@@ -72,7 +76,7 @@ def add(world: argparse.ArgumentParser) -> None:
         parser = actions.add_parser(name, help=text)
         parser.add_argument("world_id", metavar="ID")
         parser.set_defaults(run=run)
-    listing = actions.add_parser("list", help="Every world: id, created, source, clock, size, last used.")
+    listing = actions.add_parser("list", help="Every world: id, created, source, clock, size, last used, lease.")
     listing.add_argument("--json", action="store_true", help="Print JSON.")
     listing.set_defaults(run=run_list)
     snapshot = actions.add_parser("snapshot", help="The canonical JSON snapshot of a world's data.")
@@ -100,7 +104,7 @@ def add(world: argparse.ArgumentParser) -> None:
     tracing.add_argument("world_id", metavar="ID")
     tracing.add_argument("--json", action="store_true", help="Print JSON lines (format aftersales-trace/1).")
     tracing.set_defaults(run=run_trace)
-    prune = actions.add_parser("prune", help="Drop worlds unused for AFTERSALES_WORLDS_IDLE_TTL now.")
+    prune = actions.add_parser("prune", help="Drop worlds unused for AFTERSALES_WORLDS_IDLE_TTL or past their lease.")
     prune.add_argument("--templates", action="store_true", help="Also remove templates no world resets from.")
     prune.set_defaults(run=run_prune)
 
@@ -135,6 +139,7 @@ def run_create(args: argparse.Namespace, settings: Settings) -> int:
             args.dataset_day,
             True,
             tool_descriptions=texts,
+            lease=_lease(args),
         )  # the operator, on the server's host: files anywhere, generated databases (never the serving one)
         return _made(worlds, world, args, scopes, ttl)
 
@@ -152,7 +157,9 @@ def run_fork(args: argparse.Namespace, settings: Settings) -> int:
     """Fork a world and print it with a token bound to it."""
     scopes, ttl = checked_claims(args.caller, args.scopes, args.ttl)
     with service(settings) as worlds:
-        world = worlds.fork(args.source_id, args.clock, args.at, args.deterministic, args.seed, args.world_id)
+        world = worlds.fork(
+            args.source_id, args.clock, args.at, args.deterministic, args.seed, args.world_id, _lease(args)
+        )
         return _made(worlds, world, args, scopes, ttl)
 
 
@@ -180,8 +187,11 @@ def run_list(args: argparse.Namespace, settings: Settings) -> int:
     if args.json:
         print(json.dumps({"worlds": [world.as_dict(moment, size) for world, size in listed]}, indent=2))
         return 0
-    rows = [("ID", "CREATED", "SOURCE", "CLOCK", "SIZE", "LAST USED")]
-    rows += [(w.id, iso(w.created_at), _source(w), _clock(w), _size(size), iso(w.last_used_at)) for w, size in listed]
+    rows = [("ID", "CREATED", "SOURCE", "CLOCK", "SIZE", "LAST USED", "LEASE ENDS")]
+    rows += [
+        (w.id, iso(w.created_at), _source(w), _clock(w), _size(size), iso(w.last_used_at), _lease_end(w))
+        for w, size in listed
+    ]
     widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
     for row in rows:
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip())
@@ -259,6 +269,14 @@ def _made(worlds: Worlds, world: World, args: argparse.Namespace, scopes: list[s
     print(f"world {world.id} created from {_source(world)}; {_clock(world)}")
     print(f"token for caller {args.caller} (bound to {world.id}):\n{token}")
     return 0
+
+
+def _lease(args: argparse.Namespace) -> timedelta | None:
+    return None if args.lease is None else parse_duration(args.lease)  # a malformed one is one line (ValueError)
+
+
+def _lease_end(world: World) -> str:
+    return "-" if world.expires_at is None else iso(world.expires_at)
 
 
 def _source(world: World) -> str:

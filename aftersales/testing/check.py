@@ -1,7 +1,6 @@
 """`aftersales tasks check`: replay every task's reference solution on a fresh world and score it like an agent."""
 
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,6 +10,7 @@ from aftersales.domain.calls import FAILED
 from aftersales.testing.brief import Mode
 from aftersales.testing.conversation.engines import engine_for
 from aftersales.testing.host import Host
+from aftersales.testing.parallel import run_all
 from aftersales.testing.reference import Say, StepResult, replay
 from aftersales.testing.scoring import Score, expects_change, score
 from aftersales.testing.tasks import Task
@@ -115,8 +115,7 @@ def check_tasks(
             done(result)
         return result
 
-    with ThreadPoolExecutor(max_workers=max(1, parallel)) as pool:
-        return list(pool.map(one, [(task, mode) for task in tasks for mode in modes]))
+    return run_all(one, [(task, mode) for task in tasks for mode in modes], parallel)
 
 
 def explain(result: CheckResult) -> str:

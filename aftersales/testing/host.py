@@ -5,6 +5,7 @@ ids), hands out the trial's MCP URL and a token bound to the world, and afterwar
 server runs in this process on its own thread, so the agent (any process) reaches it over HTTP.
 """
 
+import shutil
 import socket
 import tempfile
 import threading
@@ -53,24 +54,32 @@ HARNESS = {
 }
 
 
-def harness_settings(database_url: str | None = None, folder: Path | None = None, **changes: Any) -> Settings:
-    """Settings for a harness: a control database (default a SQLite file in `folder`) and worlds beside it."""
-    base = folder or Path(tempfile.mkdtemp(prefix="aftersales-eval-"))
-    values = {"data_dir": base, "worlds_dir": base / "worlds", **HARNESS, **changes}
-    return Settings(database_url=database_url or f"sqlite:///{base / 'control.db'}", **values)
+def harness_settings(database_url: str | None, folder: Path, **changes: Any) -> Settings:
+    """Settings for a harness: keys in `folder`, a control database (default a SQLite file there), worlds beside it."""
+    values = {"data_dir": folder, "worlds_dir": folder / "worlds", **HARNESS, **changes}
+    return Settings(database_url=database_url or control_url(folder), **values)
+
+
+def control_url(folder: Path) -> str:
+    """The harness's own control database in `folder`."""
+    return f"sqlite:///{folder / 'control.db'}"
 
 
 @contextmanager
-def temporary_host(database_url: str | None = None, **changes: Any) -> Iterator["Host"]:
-    """A Host whose control database and worlds live in a temporary folder, removed when it closes (also on Ctrl-C).
+def temporary_host(database_url: str | None = None, keep: bool = False, **changes: Any) -> Iterator["Host"]:
+    """A Host whose keys, control database and worlds live in a new temporary folder (its `settings.data_dir`).
 
+    The folder is removed when the host closes, however the run ends: done, failed, or interrupted (Ctrl-C; SIGTERM
+    where the command turns it into an exit). With `keep` it stays, every world the run made in it.
     `changes` are settings of its server (a tool description set, say), for every world it makes.
     """
-    with (
-        tempfile.TemporaryDirectory(prefix="aftersales-eval-", ignore_cleanup_errors=True) as folder,
-        Host(harness_settings(database_url, Path(folder), **changes)) as host,
-    ):
-        yield host
+    folder = Path(tempfile.mkdtemp(prefix="aftersales-eval-"))
+    try:
+        with Host(harness_settings(database_url, folder, **changes), keep=keep) as host:
+            yield host
+    finally:
+        if not keep:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 class Host(TrialHost):
@@ -78,8 +87,9 @@ class Host(TrialHost):
 
     channels = True
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, keep: bool = False) -> None:
         self.settings = settings
+        self.keep = keep  # leave every world made, for a person to look at afterwards
         self.trials: Trials = {}
         self.conversations: dict[str, Channel] = {}
         self._served: dict[tuple[tuple[str, Any], ...], Served] = {}
@@ -157,18 +167,19 @@ class Host(TrialHost):
         trial.trial.customer = customer
 
     def close_trial(self, trial: TrialWorld) -> None:
-        """Stop answering for the trial's world and drop it (its audit records written first)."""
+        """Stop answering for the trial's world, then drop it unless the host keeps worlds (audit written first)."""
         for served in self._served.values():
             if "audit" in served.app.__dict__:
                 served.app.audit.flush()
         self.trials.pop(trial.id, None)
         self.conversations.pop(trial.id, None)
-        self.worlds.drop(trial.id)
+        if not self.keep:
+            self.worlds.drop(trial.id)
         for served in self._served.values():
             served.app.router.forget(trial.id)
 
     def close(self) -> None:
-        """Stop the server and drop every world this host made."""
+        """Stop the server and drop every world this host made (unless it keeps them)."""
         if self._server is not None and self._serving is not None:
             for served in self._served.values():
                 served.web.state.close_streams()
@@ -176,7 +187,7 @@ class Host(TrialHost):
             self._serving.result()
             self._portal.call(self._stop.set)
         self._stack.close()
-        for world in self.worlds.registry.all():
+        for world in [] if self.keep else self.worlds.registry.all():
             self.worlds.drop(world.id)
         for served in self._served.values():
             served.app.close()

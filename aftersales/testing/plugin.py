@@ -8,7 +8,9 @@ Nothing starts, and nothing heavier than pytest is imported, unless a test asks 
 """
 
 import os
+import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -60,15 +62,22 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 @pytest.fixture(scope="session")
-def aftersales_server(pytestconfig: pytest.Config, tmp_path_factory: pytest.TempPathFactory) -> Iterator["TrialHost"]:
-    """The server of the test worlds: in this process, a subprocess, or an existing URL (see the options)."""
+def aftersales_server(pytestconfig: pytest.Config) -> Iterator["TrialHost"]:
+    """The server of the test worlds: in this process, a subprocess, or an existing URL (see the options).
+
+    Its keys, control database and worlds live in a temporary folder removed when the session ends (pytest's own
+    temporary folders are kept for a few sessions), also when it fails or is interrupted.
+    """
     from aftersales.testing.remote import ServerUnavailable
     from aftersales.testing.servers import open_host
 
     chosen = {name: option(pytestconfig, name) for name in OPTIONS}
     mode = chosen.pop("server") or "in-process"
     try:
-        with open_host(tmp_path_factory.mktemp("aftersales"), mode=mode, **chosen) as host:
+        with (
+            tempfile.TemporaryDirectory(prefix="aftersales-pytest-", ignore_cleanup_errors=True) as folder,
+            open_host(Path(folder), mode=mode, **chosen) as host,
+        ):
             yield host
     except ServerUnavailable as problem:
         pytest.fail(str(problem), pytrace=False)

@@ -23,6 +23,9 @@ from aftersales.testing.tasks import Customer, WorldStart
 from aftersales.worlds.client import WorldsApiError, WorldsClient
 
 T = TypeVar("T")
+# A trial world's lease on a running server: far longer than any one trial, so the worlds of a harness that crashed
+# (and never dropped them) stop counting against the server's AFTERSALES_WORLDS_MAX within the hour.
+LEASE = timedelta(hours=1)
 IN_PROCESS_ONLY = {
     "settings": "a running server has one set of settings for every world",
     "rows": "extra rows are written straight into the world's database, which only the harness's own server reaches",
@@ -88,6 +91,7 @@ class RemoteHost(TrialHost):
                 caller=CALLER,
                 scopes=sorted(ALL_SCOPES),
                 ttl=f"{int(TOKEN_TTL.total_seconds())}s",
+                lease=f"{int(LEASE.total_seconds())}s",
             )
         )
         with self._lock:

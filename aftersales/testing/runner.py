@@ -8,9 +8,10 @@ import json
 import os
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from contextlib import suppress
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
@@ -23,6 +24,7 @@ from aftersales.testing.conversation.model import CustomerEngine
 from aftersales.testing.hosting import NO_CHANNEL, NoChannel, TrialHost, TrialWorld
 from aftersales.testing.judge import judge, not_judged
 from aftersales.testing.llm import ModelChoice, Spend
+from aftersales.testing.parallel import run_all
 from aftersales.testing.scoring import (
     FailedPart,
     Score,
@@ -98,8 +100,55 @@ class Agent:
     score_judgements: bool = False  # a judgement that fails fails the trial
 
 
+class Interrupted(Exception):
+    """The run was stopped (Ctrl-C, SIGTERM): the trial is not scored."""
+
+
+class Agents:
+    """The agent processes of the trials under way, so a stopped run ends every one of them."""
+
+    def __init__(self) -> None:
+        self._running: set[subprocess.Popen[bytes]] = set()
+        self._lock = threading.Lock()
+        self.stopped = False
+
+    def start(self, command: str, env: dict[str, str]) -> "subprocess.Popen[bytes]":
+        """Start the agent's shell command; refused once the run is stopped."""
+        with self._lock:
+            if self.stopped:
+                raise Interrupted
+            # A session of its own, so a timeout ends the agent's whole process group, not just the shell; the
+            # terminal's Ctrl-C does not reach it either, so `stop` ends it.
+            process = subprocess.Popen(
+                command, shell=True, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
+            )
+            self._running.add(process)
+            return process
+
+    def finished(self, process: "subprocess.Popen[bytes]") -> None:
+        """The process ended (or was killed): forget it; raise Interrupted when the run was stopped meanwhile."""
+        with self._lock:
+            self._running.discard(process)
+            if self.stopped:
+                raise Interrupted
+
+    def stop(self) -> None:
+        """Start no more agents and kill the process group of each one running."""
+        with self._lock:
+            self.stopped = True
+            for process in self._running:
+                with suppress(ProcessLookupError):  # it ended on its own a moment ago
+                    os.killpg(process.pid, signal.SIGKILL)
+
+
 def run_trial(
-    host: TrialHost, agent: Agent, task: Task, number: int, out: Path, engines: Engines = engine_for
+    host: TrialHost,
+    agent: Agent,
+    task: Task,
+    number: int,
+    out: Path,
+    engines: Engines = engine_for,
+    agents: Agents | None = None,
 ) -> TrialResult:
     """Fork a world, run the agent against it with its variables, then score the world and its trace."""
     name = f"{task.id}.{number}"
@@ -110,13 +159,21 @@ def run_trial(
             task, number, UNMADE, None, False, 0.0, "", "", infrastructure=(_could_not("make", problem),)
         )
     try:
-        return _run_in(host, trial, agent, task, number, out, name, engines)
+        return _run_in(host, trial, agent, task, number, out, name, engines, agents or Agents())
     finally:
         host.close_trial(trial)
 
 
 def _run_in(
-    host: TrialHost, trial: TrialWorld, agent: Agent, task: Task, number: int, out: Path, name: str, engines: Engines
+    host: TrialHost,
+    trial: TrialWorld,
+    agent: Agent,
+    task: Task,
+    number: int,
+    out: Path,
+    name: str,
+    engines: Engines,
+    agents: Agents,
 ) -> TrialResult:
     """Run and score one trial in its opened world."""
     env = {**os.environ, "AFTERSALES_MCP_URL": trial.url, "AFTERSALES_TOKEN": trial.token}
@@ -137,16 +194,15 @@ def _run_in(
     env["AFTERSALES_TASK_FILE"] = str(brief)
     started = time.perf_counter()
     timed_out = False
-    # A session of its own, so a timeout ends the agent's whole process group, not just the shell.
-    process = subprocess.Popen(
-        agent.command, shell=True, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
-    )
+    process = agents.start(agent.command, env)
     try:
         stdout, stderr = process.communicate(timeout=agent.timeout)
     except subprocess.TimeoutExpired:
         timed_out = True
         os.killpg(process.pid, signal.SIGKILL)
         stdout, stderr = process.communicate()
+    finally:
+        agents.finished(process)
     duration = time.perf_counter() - started
     answer = stdout.decode("utf-8", "replace")[-ANSWER_CHARS:]
     said = tail(stderr.decode("utf-8", "replace"))
@@ -216,11 +272,12 @@ def run_eval(
     (out / "briefs").mkdir(parents=True, exist_ok=True)
     (out / "trajectories").mkdir(parents=True, exist_ok=True)
 
+    agents = Agents()
+
     def one(job: tuple[Task, int]) -> TrialResult:
-        result = run_trial(host, agent, *job, out, engines)
+        result = run_trial(host, agent, *job, out, engines, agents)
         if done is not None:
             done(result)
         return result
 
-    with ThreadPoolExecutor(max_workers=max(1, parallel)) as pool:
-        return list(pool.map(one, jobs))
+    return run_all(one, jobs, parallel, agents.stop)

@@ -20,7 +20,10 @@ from aftersales.worlds.service import ID_PATTERN, Worlds
 CALLER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,63}$")  # as `aftersales token issue --caller` accepts
 TOKEN_SCOPES = (*ALL_SCOPES, ADMIN_SCOPE)
 DEFAULT_TTL = "1d"
-CREATE_FIELDS = {"from", "clock", "at", "deterministic", "seed", "id", "caller", "scopes", "ttl", "tool_descriptions"}
+CREATE_FIELDS = {
+    *("from", "clock", "at", "deterministic", "seed", "id", "lease"),
+    *("caller", "scopes", "ttl", "tool_descriptions"),
+}
 Texts = Callable[[object], str]  # a body's "tool_descriptions" -> the checked set's stored text (mcp/described.py)
 
 
@@ -40,6 +43,7 @@ def create(worlds: Worlds, body: Mapping[str, Any], mcp_url: str, texts: Texts |
         seed=_seed(body),
         world_id=_id(body),
         tool_descriptions=_texts(body, texts),
+        lease=_lease(body),
     )
     return _made(worlds, world, caller, scopes, ttl, mcp_url)
 
@@ -56,6 +60,7 @@ def fork(worlds: Worlds, world_id: str, body: Mapping[str, Any], mcp_url: str) -
         deterministic=_flag(body, "deterministic"),
         seed=_seed(body),
         world_id=_id(body),
+        lease=_lease(body),
     )
     return _made(worlds, world, caller, scopes, ttl, mcp_url)
 
@@ -234,6 +239,13 @@ def _integer(body: Mapping[str, Any], name: str) -> int | None:
 def _seed(body: Mapping[str, Any]) -> int | None:
     value = _integer(body, "seed")
     return None if value is None else bounds.seed('"seed"', value)
+
+
+def _lease(body: Mapping[str, Any]) -> timedelta | None:
+    """ "lease": how long the world lives (wall time, used or not), then it is dropped; absent: no lease."""
+    if body.get("lease") is None:
+        return None
+    return bounds.duration('"lease"', _duration(body, "lease"), body["lease"])
 
 
 def _instant(body: Mapping[str, Any], name: str) -> datetime | None:

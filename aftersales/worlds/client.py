@@ -107,13 +107,14 @@ class WorldsClient:
         scopes: Scopes | None = None,
         ttl: str | None = None,
         tool_descriptions: dict[str, Any] | str | None = None,
+        lease: str | None = None,
     ) -> World:
         """A new world from the baseline or a dataset file in the server's AFTERSALES_WORLDS_DATASETS_DIR.
 
         `tool_descriptions` is a description set the world serves: the set itself (a file's YAML, read), or the name
         of a set file in that folder.
         """
-        body = _options(clock, at, deterministic, seed, world_id, caller, scopes, ttl) | {"from": source}
+        body = _options(clock, at, deterministic, seed, world_id, caller, scopes, ttl, lease) | {"from": source}
         if tool_descriptions is not None:
             body["tool_descriptions"] = tool_descriptions
         return self._world(self._call("POST", "", body))
@@ -129,9 +130,10 @@ class WorldsClient:
         caller: str = "agent",
         scopes: Scopes | None = None,
         ttl: str | None = None,
+        lease: str | None = None,
     ) -> World:
         """A new world holding another's current state."""
-        body = _options(clock, at, deterministic, seed, new_id, caller, scopes, ttl)
+        body = _options(clock, at, deterministic, seed, new_id, caller, scopes, ttl, lease)
         return self._world(self._call("POST", f"/{world_id}/fork", body))
 
     def list(self) -> Entries:
@@ -236,8 +238,10 @@ def _options(
     caller: str,
     scopes: Scopes | None,
     ttl: str | None,
+    lease: str | None = None,
 ) -> dict[str, Any]:
     given = {"clock": clock, "at": _iso(at) if at is not None else None, "seed": seed, "id": world_id, "ttl": ttl}
+    given["lease"] = lease
     body = {name: value for name, value in given.items() if value is not None}
     return body | {"deterministic": deterministic, "caller": caller} | ({"scopes": scopes} if scopes else {})
 

@@ -117,6 +117,12 @@ class World:
     # The canonical JSON of the tool description set it serves, every text filled in (mcp/descriptions.py); None
     # for the server's own texts. Stored whole, so every replica serves the same texts and its hash names them.
     tool_descriptions: str | None = None
+    # The end of its lease (wall time): past it the world is gone, dropped at the next housekeeping. None: no lease.
+    expires_at: datetime | None = None
+
+    def expired(self, wall: datetime) -> bool:
+        """Its lease has run out."""
+        return self.expires_at is not None and wall >= self.expires_at
 
     def reset_clock(self, wall: datetime) -> WorldClock:
         """The clock as it was at creation: frozen at the start, offset so that now is the start again, or real."""
@@ -139,6 +145,7 @@ class World:
             "seed": self.seed if self.deterministic else None,
             "size_bytes": size,
             "tool_descriptions": None if self.tool_descriptions is None else described_as(self.tool_descriptions),
+            "expires_at": None if self.expires_at is None else iso(self.expires_at),
         }
 
 

@@ -54,15 +54,18 @@ class Worlds:
         dataset_day: date | None = None,
         operator: bool = False,
         tool_descriptions: str | None = None,
+        lease: timedelta | None = None,
     ) -> World:
         """A new world from the baseline or a dataset file, its dates anchored to its clock.
 
         `operator` is the command line on the server's host: dataset files anywhere and generated databases too;
         otherwise (the admin API) dataset files only in AFTERSALES_WORLDS_DATASETS_DIR. Never the serving database.
         `tool_descriptions` is the canonical text of a checked, completed description set the world serves.
+        `lease`: the world is gone that long after now (wall time), used or not; None: it lives until dropped or idle.
         """
         wall = clock.wall()
         _check_start(at, seed)
+        expires = _lease_end(lease, wall)
         if dataset_day is not None:
             bounds.day("--dataset-day", dataset_day)
         mode = clock_mode or ("frozen" if at else "real")
@@ -90,6 +93,7 @@ class Worlds:
             seed=seed or 0,
             incarnation=secrets.token_hex(8),
             tool_descriptions=tool_descriptions,
+            expires_at=expires,
         )
         return self._materialise(world, lambda: self.places.copy(template, world.location))
 
@@ -101,10 +105,15 @@ class Worlds:
         deterministic: bool = False,
         seed: int | None = None,
         world_id: str | None = None,
+        lease: timedelta | None = None,
     ) -> World:
-        """A copy of another world's current state, with its own clock (the source's unless one is given)."""
+        """A copy of another world's current state, with its own clock (the source's unless one is given).
+
+        `lease` as for `create`: a fork has its own (none unless given), whatever its source's.
+        """
         wall = clock.wall()
         _check_start(at, seed)
+        expires = _lease_end(lease, wall)
         source = self.get(source_id)
         mode = clock_mode or ("frozen" if at else None)
         world_clock = WorldClock.start(mode, at, wall) if mode else source.clock
@@ -131,6 +140,7 @@ class Worlds:
             id_counter_start=source.id_counter,
             incarnation=secrets.token_hex(8),
             tool_descriptions=source.tool_descriptions,  # a copy of the world serves what it served
+            expires_at=expires,
         )
 
         def copy() -> None:
@@ -167,9 +177,9 @@ class Worlds:
             self.places.drop(world.origin)
 
     def get(self, world_id: str) -> World:
-        """A live world by id."""
+        """A live world by id (one whose lease ended is gone, dropped or not yet)."""
         world = self.registry.get(world_id)
-        if world is None or world.state != "ready":
+        if world is None or world.state != "ready" or world.expired(clock.wall()):
             raise UnknownWorld(world_id)
         return world
 
@@ -180,7 +190,8 @@ class Worlds:
         return world
 
     def all(self) -> list[tuple[World, int | None]]:
-        """Every world with its size on disk."""
+        """Every world with its size on disk, after dropping those unused too long or past their lease."""
+        self.expire()
         worlds = self.registry.all()
         sizes = self.places.sizes([world.location for world in worlds])
         return [(world, sizes.get(world.location)) for world in worlds]
@@ -234,10 +245,10 @@ class Worlds:
         return UnitOfWork(self.engines.sessions(self.get(world_id).location), write=write)
 
     def expire(self) -> list[str]:
-        """Drop worlds unused for AFTERSALES_WORLDS_IDLE_TTL, and creations that never finished."""
+        """Drop worlds unused for AFTERSALES_WORLDS_IDLE_TTL or past their lease, and creations that never finished."""
         wall = clock.wall()
         dropped = []
-        for world in self.registry.unused_since(wall - self.settings.worlds_idle_ttl, wall - STALE_CREATION):
+        for world in self.registry.expired(wall - self.settings.worlds_idle_ttl, wall - STALE_CREATION, wall):
             try:
                 self.drop(world.id)
             except UnknownWorld:  # another process dropped it first
@@ -294,8 +305,9 @@ class Worlds:
             raise WorldLimitReached(
                 f"There are already {live} worlds.",
                 f"At most {self.settings.worlds_max} worlds live at once (AFTERSALES_WORLDS_MAX); worlds unused for "
-                f"{self.settings.worlds_idle_ttl} are dropped on their own.",
-                "Drop worlds you no longer need (aftersales world drop ID), or raise AFTERSALES_WORLDS_MAX.",
+                f"{self.settings.worlds_idle_ttl}, and those past their lease, are dropped on their own.",
+                "Drop worlds you no longer need (aftersales world drop ID), give the worlds a harness makes a lease "
+                '("lease" when creating them), or raise AFTERSALES_WORLDS_MAX.',
             )
 
     def _new_id(self, requested: str | None) -> str:
@@ -321,6 +333,13 @@ class Worlds:
         wall = clock.wall()
         if wall - world.last_used_at >= TOUCH_EVERY:
             self.registry.update(world.id, last_used_at=wall)
+
+
+def _lease_end(lease: timedelta | None, wall: datetime) -> datetime | None:
+    """When a lease taken now ends (a lease from 1 second to 3650 days; the admin API checks it first)."""
+    if lease is None:
+        return None
+    return wall + bounds.duration("--lease", lease, describe_duration(lease))
 
 
 def _check_start(at: datetime | None, seed: int | None) -> None:

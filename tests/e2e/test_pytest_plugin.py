@@ -1,5 +1,7 @@
 """The pytest plugin, run by pytest itself (pytester): fixtures, pass^k in the summary, and inert when unused."""
 
+from pathlib import Path
+
 import pytest
 
 from tests.support.plugin_tests import PRELUDE
@@ -50,6 +52,12 @@ def test_a_wrong_agent_is_reported_with_its_failures(aftersales):
     assert run.passed == 0
     assert "trial 2 outcome: tickets: no added row matches" in run.failures()
     assert "reason_code is 'no_longer_needed'" in run.failures()
+
+
+def test_the_server_keeps_its_worlds_and_keys_in_a_folder(aftersales_server):
+    folder = aftersales_server.settings.data_dir
+    assert (folder / "worlds").is_dir()
+    open("server-folder.txt", "w").write(str(folder))
 """
 )
 
@@ -58,7 +66,8 @@ def test_the_world_fixture_and_agent_trials_work_in_a_teams_own_tests(pytester: 
     pytester.makepyfile(test_agent=WORLD_TESTS)
     pytester.makeini("[pytest]\nanyio_mode = strict\n")
     result = pytester.runpytest_subprocess("-p", "anyio", "-q", "-W", "error::pytest.PytestUnraisableExceptionWarning")
-    result.assert_outcomes(passed=5)
+    result.assert_outcomes(passed=6)
+    assert not Path((pytester.path / "server-folder.txt").read_text()).exists()  # removed when the session ended
     result.stdout.fnmatch_lines(
         [
             "*aftersales pass^k*",

@@ -12,7 +12,8 @@ from aftersales.app import App
 from aftersales.bootstrap import prepare
 from aftersales.domain.callers import ALL_SCOPES
 from aftersales.testing.host import harness_settings
-from aftersales.testing.remote import RemoteHost, ServerUnavailable
+from aftersales.testing.remote import LEASE, RemoteHost, ServerUnavailable
+from aftersales.testing.tasks import WorldStart
 from aftersales.web.app import create_web_app
 from aftersales.worlds.model import ADMIN_SCOPE
 from tests.support.apps import app_without_database
@@ -164,3 +165,14 @@ def test_a_server_without_the_worlds_admin_api_is_named_as_such(tmp_path: Path) 
         app.close()
     assert str(refused.value).startswith(f"The server at {url} serves no worlds admin API (404 at /admin/worlds).")
     assert "AFTERSALES_WORLDS_ADMIN=true" in str(refused.value)
+
+
+def test_a_trial_world_on_a_running_server_has_a_lease_so_a_crashed_harness_does_not_hold_it_for_a_day(
+    running_server: tuple[str, App],
+) -> None:
+    url, app = running_server
+    with RemoteHost(url, bearer_token(app.caller_keys, "harness", [ADMIN_SCOPE])) as host:
+        opened = host.open(WorldStart())
+        made = app.worlds.get(opened.id)
+        host.close_trial(opened)
+    assert made.expires_at is not None and made.expires_at - made.created_at == LEASE < app.settings.worlds_idle_ttl

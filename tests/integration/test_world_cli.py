@@ -1,14 +1,16 @@
 """`aftersales world …` and `token issue --world` against a real control database, on both backends."""
 
 import json
+from datetime import timedelta
 
 import pytest
 
 from aftersales.app import App
 from aftersales.cli.main import main
-from aftersales.clock import now
+from aftersales.clock import iso, now
 from aftersales.security import tokens
 from aftersales.settings import Settings
+from aftersales.worlds.model import parse_instant
 from tests.support.worlds import PINNED, traced_call
 
 
@@ -43,8 +45,10 @@ def test_world_create_prints_the_world_and_a_token_bound_to_it(cli):
 
 def test_the_world_commands_take_a_world_through_its_life(cli, tmp_path):
     assert cli("world", "create", "--at", "2026-12-01T09:00:00Z", "--id", "base", "--deterministic")[0] == 0
-    status, out = cli("world", "fork", "base", "--id", "copy", "--json")
-    assert status == 0 and json.loads(out[out.index("{") :])["deterministic"] is True
+    status, out = cli("world", "fork", "base", "--id", "copy", "--json", "--lease", "2h")
+    forked = json.loads(out[out.index("{") :])
+    assert status == 0 and forked["deterministic"] is True
+    assert forked["expires_at"] == iso(parse_instant(forked["created_at"]) + timedelta(hours=2))
     assert cli("world", "clock", "copy", "--advance", "31m") == (
         0,
         "world copy: clock frozen at 2026-12-01T09:31:00Z\n",
@@ -55,8 +59,9 @@ def test_the_world_commands_take_a_world_through_its_life(cli, tmp_path):
         ("copy", "base", "2026-12-01T09:31:00Z"),
     ]
     table = cli("world", "list")[1].splitlines()
-    assert table[0].split() == ["ID", "CREATED", "SOURCE", "CLOCK", "SIZE", "LAST", "USED"]
+    assert table[0].split() == ["ID", "CREATED", "SOURCE", "CLOCK", "SIZE", "LAST", "USED", "LEASE", "ENDS"]
     assert "world base" in table[2] and "MB" in table[2]
+    assert table[1].endswith(" -") and table[2].endswith(forked["expires_at"])  # base has no lease; copy ends then
     snapshot = tmp_path / "base.json"
     status, out = cli("world", "snapshot", "base", "--out", str(snapshot))
     assert status == 0 and out.strip().endswith(cli("world", "hash", "copy")[1].strip())

@@ -159,7 +159,7 @@ def test_worlds_unused_past_the_idle_time_are_dropped_and_the_bound_refuses_one_
             worlds.create(at=PINNED)
     with freeze_time("2026-11-30 09:30"):
         newer = worlds.create(at=PINNED)  # the old one expired, which made room
-    assert {world.id for world, _ in worlds.all()} == {kept.id, newer.id}
+        assert {world.id for world, _ in worlds.all()} == {kept.id, newer.id}
     assert not worlds.places.exists(old.location)
 
 
@@ -214,3 +214,41 @@ def test_an_id_asked_for_in_a_world_dropped_meanwhile_is_refused_as_an_unknown_w
         worlds.drop(world.id)
         with pytest.raises(UnknownWorld, match=f'no world "{world.id}"'):
             ids.new_id()
+
+
+def test_a_world_with_a_lease_is_gone_once_it_ends_and_dropped_at_the_next_listing(worlds):
+    with freeze_time("2026-11-30 08:00"):
+        base = worlds.create(at=PINNED, lease=timedelta(minutes=30))
+        fork = worlds.fork(base.id, lease=timedelta(minutes=10))
+        plain = worlds.fork(base.id)  # no lease of its own, whatever its source's
+        shown = {world.id: world.as_dict(clock.wall())["expires_at"] for world, _ in worlds.all()}
+        assert shown == {base.id: "2026-11-30T08:30:00Z", fork.id: "2026-11-30T08:10:00Z", plain.id: None}
+    with freeze_time("2026-11-30 08:10"):
+        with pytest.raises(UnknownWorld):
+            worlds.get(fork.id)  # gone at the end of its lease, before any housekeeping ran
+        assert worlds.places.exists(fork.location)
+        assert {world.id for world, _ in worlds.all()} == {base.id, plain.id}
+        assert not worlds.places.exists(fork.location)  # the listing dropped it
+    with freeze_time("2026-11-30 08:31"):
+        assert worlds.expire() == [base.id]
+        assert [world.id for world, _ in worlds.all()] == [plain.id]
+
+
+def test_a_create_at_the_world_limit_succeeds_once_the_leased_forks_of_a_crashed_harness_ended(worlds):
+    worlds.settings = worlds.settings.model_copy(update={"worlds_max": 3})
+    with freeze_time("2026-11-30 08:00"):
+        base = worlds.create(at=PINNED)
+        left = [worlds.fork(base.id, lease=timedelta(minutes=30)) for _ in range(2)]  # never dropped by their harness
+        with pytest.raises(WorldLimitReached, match="past their lease"):
+            worlds.fork(base.id, lease=timedelta(minutes=30))
+    with freeze_time("2026-11-30 08:30"):
+        made = worlds.fork(base.id, lease=timedelta(minutes=30))
+        assert {world.id for world, _ in worlds.all()} == {base.id, made.id}
+    assert not any(worlds.places.exists(world.location) for world in left)
+
+
+def test_a_lease_outside_one_second_to_ten_years_is_refused_naming_the_range(worlds):
+    for lease in (timedelta(0), timedelta(days=3651)):
+        with pytest.raises(WorldRequestError, match="--lease .* is not a duration this accepts"):
+            worlds.create(at=PINNED, lease=lease)
+    assert worlds.all() == []

@@ -8,11 +8,12 @@ import fcntl
 import os
 import shutil
 import subprocess
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-LOCK = Path(tempfile.gettempdir()) / "aftersales-apt-install.lock"
+# Not in the temporary directory: each test session has its own (tests/support/leftovers.py), and sessions running at
+# once must still take turns. Only root installs, and /run/lock is root's.
+LOCK = Path("/run/lock") / "aftersales-apt-install.lock"
 
 
 def ensure(package: str, present: Callable[[], bool]) -> None:

@@ -61,6 +61,9 @@ class Recording:
         ({"scopes": [1, 2]}, "are not scopes a token can hold"),
         ({"ttl": "forever"}, "\"ttl\" 'forever' is not a duration"),
         ({"ttl": "0s"}, "is not a lifetime"),
+        ({"lease": "a while"}, "\"lease\" 'a while' is not a duration"),
+        ({"lease": "0s"}, "\"lease\" '0s' is not a duration this accepts"),
+        ({"lease": "3651d"}, "\"lease\" '3651d' is not a duration this accepts"),
     ],
 )
 def test_a_create_body_that_cannot_be_read_is_refused_naming_the_field(body, words):
@@ -95,6 +98,7 @@ def test_a_good_create_body_reaches_the_service_and_answers_with_a_token_and_whe
             "seed": 4,
             "world_id": None,
             "tool_descriptions": None,
+            "lease": None,
         },
     )
     assert worlds.calls[1] == ("token", ("w-made", "agent", ["tickets:read"], timedelta(days=1)), {})
@@ -104,6 +108,12 @@ def test_a_good_create_body_reaches_the_service_and_answers_with_a_token_and_whe
         "http://127.0.0.1:8000/mcp",
         1024,
     )
+
+
+def test_a_create_body_s_lease_reaches_the_service_as_a_duration():
+    worlds = Recording()
+    api.create(worlds, {"lease": "30m"}, "http://127.0.0.1:8000/mcp")  # type: ignore[arg-type]
+    assert worlds.calls[0][2]["lease"] == timedelta(minutes=30)
 
 
 def test_a_create_body_s_tool_descriptions_reach_the_service_as_the_texts_reader_stores_them():

@@ -32,6 +32,7 @@ def _row(world: World) -> dict[str, Any]:
     values |= {"seed": world.seed, "id_counter": world.id_counter, "id_counter_start": world.id_counter_start}
     values["incarnation"] = world.incarnation
     values["tool_descriptions"] = world.tool_descriptions
+    values["expires_at"] = world.expires_at
     return values | {"location": str(world.location), "origin": str(world.origin)} | _clock_values(world.clock)
 
 
@@ -57,6 +58,7 @@ def _world(row: Any) -> World:
         id_counter_start=int(row.id_counter_start),
         incarnation=row.incarnation,
         tool_descriptions=row.tool_descriptions,
+        expires_at=as_utc(row.expires_at) if row.expires_at is not None else None,
     )
 
 
@@ -103,11 +105,12 @@ class WorldRegistry:
         with self.engine.connect() as connection:
             return int(connection.scalar(select(func.count()).select_from(WORLDS)) or 0)
 
-    def unused_since(self, cutoff: datetime, stale_before: datetime) -> list[World]:
-        """Worlds last used before `cutoff`, and creations that never finished by `stale_before`."""
+    def expired(self, cutoff: datetime, stale_before: datetime, now: datetime) -> list[World]:
+        """Worlds last used before `cutoff`, whose lease ended by `now`, and creations unfinished by `stale_before`."""
         stale = (WORLDS.c.state == "creating") & (WORLDS.c.created_at < stale_before)
+        leased = WORLDS.c.expires_at <= now
         with self.engine.connect() as connection:
-            rows = connection.execute(select(WORLDS).where(or_(WORLDS.c.last_used_at < cutoff, stale))).all()
+            rows = connection.execute(select(WORLDS).where(or_(WORLDS.c.last_used_at < cutoff, leased, stale))).all()
         return [_world(row) for row in rows]
 
     def update(self, world_id: str, clock: WorldClock | None = None, **values: Any) -> World | None:

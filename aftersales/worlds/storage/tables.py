@@ -54,6 +54,8 @@ WORLDS = Table(
     Column("incarnation", String(32), nullable=False, server_default=""),
     # The tool texts the world serves (an aftersales-tool-descriptions/1 set, every text filled in), or NULL.
     Column("tool_descriptions", Text, nullable=True),
+    # The end of the world's lease (wall time), or NULL for none; housekeeping drops a world past it.
+    Column("expires_at", UtcDateTime, nullable=True, index=True),
     _one_of("state", STATES),
     _one_of("source_kind", SOURCE_KINDS),
     _one_of("clock_mode", CLOCK_MODES),
