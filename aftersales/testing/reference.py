@@ -16,6 +16,7 @@ from mcp.shared.exceptions import MCPError
 
 from aftersales.testing.customer import elicitation_callback
 from aftersales.testing.tasks import REFERENCE, SAVED, Step, Task
+from aftersales.testing.tls import verified
 
 Say = Callable[[str], Awaitable[str]]  # posts an agent turn to the customer, returns the customer's reply
 
@@ -89,7 +90,7 @@ async def replay(task: Task, url: str, token: str, say: Say | None = None, proto
     savers: dict[str, int] = {}  # name -> the index in results of the latest step saving it
     headers = {"Authorization": f"Bearer {token}"}
     async with (
-        httpx2.AsyncClient(headers=headers, timeout=30) as http,
+        httpx2.AsyncClient(headers=headers, timeout=30, verify=verified()) as http,
         # A client that can show forms: the world answers them as the customer (or, left to the client, this does).
         Client(
             streamable_http_client(url, http_client=http),

@@ -5,6 +5,7 @@ from typing import Any
 import httpx2
 
 from aftersales.testing.conversation.model import Reply
+from aftersales.testing.tls import verified
 
 TIMEOUT = 30.0  # seconds for one reply
 
@@ -26,7 +27,9 @@ class CustomerClient:
 
     def say(self, text: str) -> Reply:
         """Send `text` to the customer; their reply (ended and its reason when they ended the conversation)."""
-        answer = httpx2.post(self.url, json={"message": text}, headers=self._headers, timeout=TIMEOUT)
+        answer = httpx2.post(
+            self.url, json={"message": text}, headers=self._headers, timeout=TIMEOUT, verify=verified()
+        )
         body: dict[str, Any] = answer.json()
         if answer.status_code != 200:
             raise ChannelRefused(answer.status_code, str(body.get("error")), str(body.get("error_description")))
