@@ -18,6 +18,12 @@ STALLING = f"{sys.executable} {ROOT / 'tests' / 'e2e' / 'stalling_agent.py'}"
 WAIT = 60.0  # seconds: a busy two-core machine starts the harness in a few
 
 
+CTRL_C_REACHES = (
+    "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+    "from aftersales.cli.main import main; sys.exit(main(sys.argv[1:]))"
+)
+
+
 def test_an_eval_interrupted_while_its_agent_runs_removes_its_temporary_folder_and_ends_the_agent(tmp_path: Path):
     scratch = tmp_path / "tmp"
     scratch.mkdir()
@@ -25,7 +31,9 @@ def test_an_eval_interrupted_while_its_agent_runs_removes_its_temporary_folder_a
         listener.settimeout(WAIT)
         agent = f"{STALLING} {listener.getsockname()[1]}"
         env = {**os.environ, "TMPDIR": str(scratch)}
-        command = [sys.executable, "-m", "aftersales", "eval", "--agent", agent, "--tasks", "status-rejected"]
+        # Ctrl-C as a terminal sends it: a process started with SIGINT ignored (as an earlier test may leave this
+        # worker) keeps it ignored, so the run is started with Python's own handler for it.
+        command = [sys.executable, "-c", CTRL_C_REACHES, "eval", "--agent", agent, "--tasks", "status-rejected"]
         command += ["--out", str(tmp_path / "out")]
         run = subprocess.Popen(command, env=env, stderr=subprocess.PIPE, text=True)
         try:
