@@ -19,9 +19,14 @@ SHOWN = 60  # characters of a value in the text form
 
 
 def diff(
-    before: dict[str, Any], after: dict[str, Any], before_label: str, after_label: str, before_hash: str | None = None
+    before: dict[str, Any],
+    after: dict[str, Any],
+    before_label: str,
+    after_label: str,
+    before_hash: str | None = None,
+    after_hash: str | None = None,
 ) -> dict[str, Any]:
-    """What changed from `before` to `after` (`before_hash`: its digest, when the caller has it already)."""
+    """What changed from `before` to `after` (the hashes: their digests, when the caller has them already)."""
     tables: dict[str, Any] = {}
     for name in sorted(set(before["tables"]) | set(after["tables"])):
         if before["tables"].get(name) == after["tables"].get(name):  # most tables of an episode are untouched
@@ -41,7 +46,7 @@ def diff(
     return {
         "format": FORMAT,
         "before": {"label": before_label, "hash": before_hash or digest(before)},
-        "after": {"label": after_label, "hash": digest(after)},
+        "after": {"label": after_label, "hash": after_hash or digest(after)},
         "identical": not tables,
         "summary": summary,
         "tables": tables,

@@ -67,7 +67,7 @@ def against_source(worlds: Worlds, world_id: str, audit: bool = False, tables: T
     before, before_hash = _origin(worlds, world, audit, tables)
     label = f"its source ({world.source if world.source_kind != 'world' else 'world ' + world.source} as copied)"
     after = _read(worlds, world.location, world, audit, tables, before) | {"world": world.id}
-    return diff(before.snapshot, after, label, f"world {world.id}", before_hash)
+    return diff(before.snapshot, after, label, f"world {world.id}", before_hash, digest(after, before))
 
 
 def against_world(
@@ -128,7 +128,7 @@ def _origin(worlds: Worlds, world: World, audit: bool, tables: Tables) -> tuple[
             _ORIGINS.move_to_end(key)
             return known
     origin = _known(worlds, world.origin, world, audit, tables)
-    read = origin, digest(origin.snapshot)
+    read = origin, digest(origin.snapshot, origin)
     with _ORIGINS_LOCK:
         _ORIGINS[key] = read
         while len(_ORIGINS) > _ORIGINS_KEPT:

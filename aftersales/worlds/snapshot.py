@@ -15,7 +15,7 @@ called is the trace's business, and the audit of a run holds timings that never 
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from hashlib import sha256
 from typing import Any
@@ -50,6 +50,14 @@ class Known:
     names: dict[str, str]  # generated id -> its name
     texts: dict[str, frozenset[str]]  # every text value of each table (inside its JSON columns too)
     snapshot: dict[str, Any]
+    json: dict[str, str] = field(default_factory=dict)  # each table's canonical JSON, once it has been written
+
+    def table_json(self, name: str) -> str:
+        """The canonical JSON of one of the snapshot's tables, written once."""
+        text = self.json.get(name)
+        if text is None:
+            text = self.json[name] = dumps(self.snapshot["tables"][name])
+        return text
 
 
 def known(rows: dict[str, list[dict[str, Any]]], origin: datetime, audit: bool) -> Known:
@@ -89,10 +97,20 @@ def canonical(
     return {"format": FORMAT, "origin": iso_exact(origin), "audit": audit, "keys": keys, "tables": tables}
 
 
-def digest(snapshot: dict[str, Any]) -> str:
-    """sha256 of the canonical JSON of what the snapshot holds (not where its clock started)."""
-    content = {name: snapshot[name] for name in ("format", "audit", "tables")}
-    return "sha256:" + sha256(dumps(content).encode()).hexdigest()
+def digest(snapshot: dict[str, Any], before: Known | None = None) -> str:
+    """sha256 of the canonical JSON of what the snapshot holds (not where its clock started).
+
+    The JSON is `dumps` of {"audit", "format", "tables"}, written table by table so that a table taken whole from
+    `before` (canonical(..., before=...)) reuses the text already written for it: the same bytes either way.
+    """
+    tables: dict[str, Any] = snapshot["tables"]
+    kept: dict[str, Any] = before.snapshot["tables"] if before is not None else {}
+    parts = [
+        f"{dumps(name)}:{before.table_json(name) if before is not None and rows is kept.get(name) else dumps(rows)}"
+        for name, rows in sorted(tables.items())
+    ]
+    head = f'{{"audit":{dumps(snapshot["audit"])},"format":{dumps(snapshot["format"])},"tables":{{'
+    return "sha256:" + sha256((head + ",".join(parts) + "}}").encode()).hexdigest()
 
 
 def dumps(value: Any) -> str:
