@@ -24,16 +24,12 @@ $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 serve: $(VENV)/.installed
 	AFTERSALES_DATA_DIR=$(AFTERSALES_DATA_DIR) $(BIN)/aftersales serve
 
-# The suite runs on pytest-xdist workers, one test file per worker at a time so module fixtures are built once. A
-# quarter of a worker's time is spent waiting (servers starting, agents in subprocesses), so one worker more than
-# this 2-core machine's cores keeps both busy: 584 s of pytest with 3 workers against 603-619 s with 2, measured on
-# fresh clones here. PYTEST_WORKERS=auto uses one per core.
-PYTEST_WORKERS ?= 3
+# The suite runs on every core (pytest-xdist), one test file per worker at a time so module fixtures are built once.
 # mypy checks aftersales/ strictly (pyproject.toml, [tool.mypy]); its cache makes a re-run take a second or two.
 test: $(VENV)/.installed-dev
 	$(BIN)/ruff check aftersales tests migrations seed bench examples
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile
+	$(BIN)/python -m pytest -n auto --dist loadfile
 
 $(VENV)/.installed-bench: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[dev,bench]"
