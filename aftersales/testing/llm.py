@@ -92,17 +92,15 @@ def build(choice: ModelChoice) -> "Model":
             ) from None
         return FunctionModel(function, model_name=choice.model)
     try:
-        if choice.base_url is not None:
+        if choice.base_url is not None or choice.model.startswith("openai:"):
             name = choice.model.removeprefix("openai:")
             return OpenAIChatModel(name, provider=OpenAIProvider(base_url=choice.base_url, api_key=_key(choice)))
         if choice.api_key is not None:
-            provider, _, name = choice.model.partition(":")
-            if provider != "openai":
-                raise ModelUnavailable(
-                    f"{choice.setting('API_KEY')} is used with openai: models or a {choice.setting('BASE_URL')}; "
-                    f"for {provider}: set that provider's own key variable instead"
-                )
-            return OpenAIChatModel(name, provider=OpenAIProvider(api_key=choice.api_key))
+            provider = choice.model.partition(":")[0]
+            raise ModelUnavailable(
+                f"{choice.setting('API_KEY')} is used with openai: models or a {choice.setting('BASE_URL')}; "
+                f"for {provider}: set that provider's own key variable instead"
+            )
         return infer_model(choice.model)
     except UserError as problem:
         first = str(problem).strip().splitlines()[0] if str(problem).strip() else type(problem).__name__
@@ -113,11 +111,13 @@ def build(choice: ModelChoice) -> "Model":
 
 
 def _key(choice: ModelChoice) -> str:
-    """The key for an OpenAI-compatible endpoint: the role's, else OPENAI_API_KEY, else refused."""
+    """The key for OpenAI or an OpenAI-compatible endpoint: the role's, else OPENAI_API_KEY, else refused."""
     key = choice.api_key or os.environ.get("OPENAI_API_KEY")
     if not key:
+        where = f"the endpoint {choice.base_url}" if choice.base_url else "OpenAI"
         raise ModelUnavailable(
-            f"no key for {choice.base_url}: set {choice.setting('API_KEY')} (any text, for an endpoint that needs none)"
+            f"no API key for {where}: set {choice.setting('API_KEY')} (or OPENAI_API_KEY); an endpoint that takes "
+            "none accepts any value"
         )
     return key
 

@@ -1,7 +1,5 @@
 """The model the agent runs on: a provider's, an OpenAI-compatible endpoint's, or the scripted test model."""
 
-import os
-
 from pydantic_ai.exceptions import (
     ModelAPIError,
     ModelAuthenticationError,
@@ -9,12 +7,12 @@ from pydantic_ai.exceptions import (
     ModelHTTPError,
     ModelNotFoundError,
     ModelTimeoutError,
-    UserError,
 )
-from pydantic_ai.models import Model, infer_model
+from pydantic_ai.models import Model
 from pydantic_ai.settings import ModelSettings
 
 from aftersales.testing.brief import Brief, ConversationBrief
+from aftersales.testing.llm import ModelChoice, ModelUnavailable, build
 from examples.llm_agent.config import TEST_MODEL, Config, SettingError
 
 
@@ -24,14 +22,12 @@ def model_for(config: Config, brief: Brief | ConversationBrief) -> Model:
         from examples.llm_agent.scripted import scripted_model
 
         return scripted_model(brief, config.tasks)
-    if config.base_url is not None or config.model.startswith("openai:"):
-        return _openai_compatible(config.model.removeprefix("openai:"), config)
+    # The harness builds its own models (the LLM customer, the judge) the same way, from AFTERSALES_<ROLE>_*.
+    choice = ModelChoice("agent", config.model, config.base_url, config.api_key, config.seed)
     try:
-        return infer_model(config.model)
-    except UserError as problem:  # an unknown model or provider, or its own key variable unset
-        raise SettingError(
-            f"{_line(problem)} (the model is {config.model!r}: --model / AFTERSALES_AGENT_MODEL)"
-        ) from None
+        return build(choice)
+    except ModelUnavailable as problem:  # an unknown model or provider, or a key not set
+        raise SettingError(f"{problem} (--model / AFTERSALES_AGENT_MODEL is {config.model!r})") from None
 
 
 def settings_for(config: Config) -> ModelSettings:
@@ -58,21 +54,6 @@ def provider_problem(problem: ModelAPIError, config: Config) -> SettingError:
         return SettingError(f"{where} has no model {config.model!r}: check --model / AFTERSALES_AGENT_MODEL")
     status = f" {problem.status_code}" if isinstance(problem, ModelHTTPError) else ""
     return SettingError(f"the model at {where} failed{status} ({_line(problem)}): check AFTERSALES_AGENT_MODEL")
-
-
-def _openai_compatible(name: str, config: Config) -> Model:
-    """An OpenAI chat model, on OpenAI or on the endpoint AFTERSALES_AGENT_BASE_URL names."""
-    from pydantic_ai.models.openai import OpenAIChatModel
-    from pydantic_ai.providers.openai import OpenAIProvider
-
-    key = config.api_key or os.environ.get("OPENAI_API_KEY")
-    if not key:
-        where = f"the endpoint {config.base_url}" if config.base_url else "OpenAI"
-        raise SettingError(
-            f"no API key for {where}: set AFTERSALES_AGENT_API_KEY (or OPENAI_API_KEY); an endpoint that takes "
-            "none accepts any value"
-        )
-    return OpenAIChatModel(name, provider=OpenAIProvider(base_url=config.base_url, api_key=key))
 
 
 def _line(problem: Exception) -> str:
