@@ -139,7 +139,7 @@ def _meta(report: Report) -> str:
 def _summary(report: Report) -> str:
     """pass^k per task and overall, the verdicts, each task linked to its section."""
     ks = list(report.overall.pass_hat_k)
-    head = "".join(f'<th class="num">pass^{_e(k)}</th>' for k in ks)
+    head = _k_heads(ks)
     rows = []
     for task in report.tasks:
         figures = "".join(f'<td class="num">{task.pass_hat_k.get(k, 0.0):.3f}</td>' for k in ks)
@@ -163,6 +163,11 @@ def _summary(report: Report) -> str:
     return f'<section id="summary"><h2>pass^k</h2>{table}</section>'
 
 
+def _k_heads(ks: list[str]) -> str:
+    """The pass^k column heads of a table."""
+    return "".join(f'<th class="num">pass^{_e(k)}</th>' for k in ks)
+
+
 def _verdicts(verdicts: Mapping[Verdict, int]) -> str:
     return " ".join(
         f'<span class="verdict {_e(name)}">{count} {_e(name)}</span>' for name, count in verdicts.items() if count
@@ -171,9 +176,10 @@ def _verdicts(verdicts: Mapping[Verdict, int]) -> str:
 
 def _compared(comparison: Comparison) -> str:
     """The comparison with the base run: per task the pass rate and pass^k before and after, then changed hashes."""
-    ks = sorted({k for task in comparison.tasks for side in (task.base, task.new) if side for k in side.pass_hat_k})
-    ks.sort(key=int)
-    head = "".join(f'<th class="num">pass^{_e(k)}</th>' for k in ks)
+    ks = sorted(
+        {k for task in comparison.tasks for side in (task.base, task.new) if side for k in side.pass_hat_k}, key=int
+    )
+    head = _k_heads(ks)
     rows = []
     for task in comparison.tasks:
         figures = "".join(f'<td class="num">{_e(_pair(task.base, task.new, k))}</td>' for k in ks)
