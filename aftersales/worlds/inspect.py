@@ -12,7 +12,7 @@ from aftersales.worlds.errors import WorldRequestError
 from aftersales.worlds.model import Place, World
 from aftersales.worlds.service import ID_PATTERN, Worlds
 from aftersales.worlds.snapshot import FORMAT, GENERATED, Known, canonical, digest, known, table_names
-from aftersales.worlds.storage.rows import read_tables
+from aftersales.worlds.storage.rows import Printed, read_tables
 
 Tables = tuple[str, ...] | None  # the tables to compare, or None for all of them
 
@@ -140,21 +140,30 @@ def _read(
     worlds: Worlds, place: Place, world: World, audit: bool, tables: Tables = None, before: Known | None = None
 ) -> dict[str, Any]:
     """The canonical snapshot of a place (reusing `before`'s unchanged tables), cut to the tables asked for."""
-    return _cut(canonical(_rows(worlds, place, audit, tables), world.anchor_day, audit, before), tables)
+    read = _rows(worlds, place, audit, tables, before)
+    rows = {name: table.rows for name, table in read.items()}
+    return _cut(canonical(rows, world.anchor_day, audit, before), tables)
 
 
 def _known(worlds: Worlds, place: Place, world: World, audit: bool, tables: Tables) -> Known:
     """A place's snapshot kept with what later snapshots of its world reuse."""
-    kept = known(_rows(worlds, place, audit, tables), world.anchor_day, audit)
+    read = _rows(worlds, place, audit, tables)
+    rows, prints = (
+        {name: table.rows for name, table in read.items()},
+        {name: table.print for name, table in read.items()},
+    )
+    kept = known(rows, world.anchor_day, audit, prints)
     return replace(kept, snapshot=_cut(kept.snapshot, tables))
 
 
-def _rows(worlds: Worlds, place: Place, audit: bool, tables: Tables) -> dict[str, list[dict[str, Any]]]:
+def _rows(worlds: Worlds, place: Place, audit: bool, tables: Tables, before: Known | None = None) -> dict[str, Printed]:
+    """The place's tables as read; those whose print is `before`'s are `before`'s rows, not read again."""
+    known = {name: Printed(before.prints[name], before.rows[name]) for name in before.prints} if before else None
     names = table_names(audit)
     if tables is not None:  # the tables asked for, and those whose ids name handles the others mention
         names = [name for name in names if name in tables or name in GENERATED]
     with worlds.places.reading(place) as engine:
-        return read_tables(engine, names)
+        return read_tables(engine, names, known)
 
 
 def _cut(whole: dict[str, Any], tables: Tables) -> dict[str, Any]:

@@ -51,6 +51,7 @@ class Known:
     texts: dict[str, frozenset[str]]  # every text value of each table (inside its JSON columns too)
     snapshot: dict[str, Any]
     json: dict[str, str] = field(default_factory=dict)  # each table's canonical JSON, once it has been written
+    prints: dict[str, str] = field(default_factory=dict)  # each table's print as read (storage.rows.read_tables)
 
     def table_json(self, name: str) -> str:
         """The canonical JSON of one of the snapshot's tables, written once."""
@@ -60,10 +61,12 @@ class Known:
         return text
 
 
-def known(rows: dict[str, list[dict[str, Any]]], origin: datetime, audit: bool) -> Known:
+def known(
+    rows: dict[str, list[dict[str, Any]]], origin: datetime, audit: bool, prints: dict[str, str] | None = None
+) -> Known:
     """The snapshot of `rows`, kept with what a later snapshot needs to reuse its tables."""
     texts = {name: frozenset(_texts(name, table_rows)) for name, table_rows in rows.items()}
-    return Known(rows, _generated_names(rows), texts, canonical(rows, origin, audit))
+    return Known(rows, _generated_names(rows), texts, canonical(rows, origin, audit), prints=prints or {})
 
 
 def canonical(

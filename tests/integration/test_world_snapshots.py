@@ -3,7 +3,7 @@
 import json
 
 from freezegun import freeze_time
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.engine import make_url
 
 from aftersales import clock, ids
@@ -13,9 +13,10 @@ from aftersales.services.creation import Decisions, create_ticket
 from aftersales.services.quotes import estimate_refund
 from aftersales.storage import migrate
 from aftersales.storage.database import make_engine
-from aftersales.storage.models import Order, Quote
+from aftersales.storage.models import Customer, Order, Product, Quote
 from aftersales.worlds import inspect
 from aftersales.worlds.service import Worlds
+from aftersales.worlds.storage.rows import read_tables
 from tests.support.worlds import AGENT, KEYS, PINNED, POLICY, open_worlds, ticket_request
 
 CONFIRMED = Decisions(method=RefundMethod.ORIGINAL_PAYMENT, confirmation="person")
@@ -149,3 +150,38 @@ def test_the_same_episode_hashes_the_same_on_sqlite_and_on_postgresql(
             connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         admin.dispose()
     assert hashes[0] == hashes[1]
+
+
+def test_a_change_made_behind_the_servers_back_to_a_table_episodes_never_touch_still_shows_in_the_diff(worlds, stories):
+    # The first diff keeps the origin's tables and their prints; the second must still see the edited order and
+    # the customer's new phone, though every other row of both tables is as the origin has it.
+    world = worlds.create(at=PINNED)
+    assert inspect.compare(worlds, world.id)["summary"] == {}
+    order_id = stories["headphones_in_window_qty3"]["order_id"]
+    with worlds.engines.engine(world.location).begin() as connection:
+        connection.execute(
+            update(Order).where(Order.id == order_id).values(shipping_fee_minor=Order.shipping_fee_minor + 1)
+        )
+        customer = connection.scalar(select(Order.customer_id).where(Order.id == order_id))
+        connection.execute(update(Customer).where(Customer.id == customer).values(phone="+86 139 0000 0000"))
+    result = inspect.compare(worlds, world.id)
+    assert result["summary"] == {
+        "orders": {"added": 0, "removed": 0, "changed": 1},
+        "customers": {"added": 0, "removed": 0, "changed": 1},
+    }
+    assert result["tables"]["orders"]["changed"][0]["key"] == {"id": order_id}
+    assert result["tables"]["customers"]["changed"][0]["fields"]["phone"]["after"] == "+86 139 0000 0000"
+
+
+def test_a_table_whose_print_is_unchanged_is_not_read_again_and_an_edited_one_is(worlds):
+    world = worlds.create(at=PINNED)
+    engine = worlds.engines.engine(world.location)
+    first = read_tables(engine, ["orders", "products"])
+    with engine.begin() as connection:
+        connection.execute(
+            update(Product).where(Product.sku == first["products"].rows[0]["sku"]).values(name="Renamed")
+        )
+    again = read_tables(engine, ["orders", "products"], first)
+    assert again["orders"] is first["orders"]
+    assert again["products"].print != first["products"].print
+    assert "Renamed" in [row["name"] for row in again["products"].rows]
