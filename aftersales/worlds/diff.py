@@ -36,7 +36,8 @@ def diff(
         added = [{"key": _key(k, key), "row": new[k]} for k in sorted(new.keys() - old.keys(), key=_sortable)]
         removed = [{"key": _key(k, key), "row": old[k]} for k in sorted(old.keys() - new.keys(), key=_sortable)]
         changed = []
-        for k in sorted(old.keys() & new.keys(), key=_sortable):
+        # A row a snapshot took from the other (snapshot.canonical reuses unchanged rows) is the same object.
+        for k in sorted((k for k in old.keys() & new.keys() if old[k] is not new[k]), key=_sortable):
             fields = _fields(old[k], new[k])
             if fields:
                 changed.append({"key": _key(k, key), "fields": fields})

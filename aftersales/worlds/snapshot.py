@@ -42,6 +42,10 @@ def table_names(audit: bool) -> list[str]:
     return [name for name in business_tables() if audit or name != AUDIT]
 
 
+Made = dict[tuple[Any, ...], tuple[dict[str, Any], tuple[Any, ...]]]
+Placed = dict[tuple[Any, ...], tuple[Any, ...]]
+
+
 @dataclass(frozen=True)
 class Known:
     """A snapshot with what it was made from, so a later snapshot of the same world reuses its unchanged tables."""
@@ -52,6 +56,18 @@ class Known:
     snapshot: dict[str, Any]
     json: dict[str, str] = field(default_factory=dict)  # each table's canonical JSON, once it has been written
     prints: dict[str, str] = field(default_factory=dict)  # each table's print as read (storage.rows.read_tables)
+    # Of each table, every row as read (its values, `seq` included) -> its canonical row and sort key.
+    made: dict[str, Made] = field(default_factory=dict)
+    placed: dict[str, Placed] = field(default_factory=dict)  # of sequenced tables, row values -> place in order
+    texts_of_rows: dict[int, str] = field(default_factory=dict)  # id of a canonical row -> its JSON, once written
+
+    def row_texts(self) -> dict[int, str]:
+        """The canonical JSON of every row of the snapshot, by the row's id (the rows live as long as this does)."""
+        if not self.texts_of_rows:
+            self.texts_of_rows.update(
+                (id(row), dumps(row)) for rows in self.snapshot["tables"].values() for row in rows
+            )
+        return self.texts_of_rows
 
     def table_json(self, name: str) -> str:
         """The canonical JSON of one of the snapshot's tables, written once."""
@@ -64,19 +80,29 @@ class Known:
 def known(
     rows: dict[str, list[dict[str, Any]]], origin: datetime, audit: bool, prints: dict[str, str] | None = None
 ) -> Known:
-    """The snapshot of `rows`, kept with what a later snapshot needs to reuse its tables."""
+    """The snapshot of `rows`, kept with what a later snapshot needs to reuse its tables and rows."""
     texts = {name: frozenset(_texts(name, table_rows)) for name, table_rows in rows.items()}
-    return Known(rows, _generated_names(rows), texts, canonical(rows, origin, audit), prints=prints or {})
+    made: dict[str, Made] = {}
+    placed: dict[str, Placed] = {}
+    snapshot = canonical(rows, origin, audit, made=made, placed=placed)
+    return Known(rows, _generated_names(rows), texts, snapshot, prints=prints or {}, made=made, placed=placed)
 
 
 def canonical(
-    rows: dict[str, list[dict[str, Any]]], origin: datetime, audit: bool, before: Known | None = None
+    rows: dict[str, list[dict[str, Any]]],
+    origin: datetime,
+    audit: bool,
+    before: Known | None = None,
+    made: dict[str, Made] | None = None,
+    placed: dict[str, Placed] | None = None,
 ) -> dict[str, Any]:
     """The snapshot of tables read as stored, relative to `origin` (the world's anchor day).
 
     With `before` (an earlier snapshot of the same world, from the same anchor day), a table read exactly as it was
-    then, holding no generated id whose name has changed since, is taken from it: the same rows give the same
-    canonical rows, and an episode leaves most tables as they were.
+    then, holding no generated id whose name has changed since, is taken from it whole; in a table that changed,
+    each row read exactly as one of `before`'s is taken from it (the same values give the same canonical row, and
+    an episode adds or changes a few rows of the tables it touches). `made` and `placed` are filled with what
+    `Known` keeps of them.
     """
     names = _generated_names(rows)
     renamed = (
@@ -86,17 +112,28 @@ def canonical(
     )
     tables, keys = {}, {}
     for name, table_rows in rows.items():
-        if (
-            before is not None
-            and name in before.snapshot["tables"]
-            and before.rows.get(name) == table_rows
-            and not renamed & before.texts[name]
-        ):
+        unrenamed = before is not None and name in before.snapshot["tables"] and not renamed & before.texts[name]
+        if unrenamed and before is not None and before.rows.get(name) == table_rows:
             tables[name], keys[name] = before.snapshot["tables"][name], before.snapshot["keys"][name]
             continue
         key = KEYS.get(name) or tuple(column.name for column in business_tables()[name].primary_key.columns)
-        normalised = [_row(name, row, origin, names) for row in _sequenced(name, table_rows)]
-        tables[name], keys[name] = sorted(normalised, key=lambda row: _order(row, key)), list(key)
+        earlier = before.made.get(name, {}) if unrenamed and before is not None else {}
+        entries = []
+        # Filled into `placed` when given; else a copy of `before`'s, which other diffs share.
+        places = (
+            placed.setdefault(name, {}) if placed is not None else dict(before.placed.get(name, {}) if before else {})
+        )
+        for row in _sequenced(name, table_rows, places):
+            values = tuple(row.values())
+            entry = _looked_up(earlier, values)
+            if entry is None:
+                normalised = _row(name, row, origin, names)
+                entry = normalised, _order(normalised, key)
+            entries.append((values, entry))
+        entries.sort(key=lambda item: item[1][1])
+        if made is not None:
+            made[name] = dict(entries)
+        tables[name], keys[name] = [normalised for _, (normalised, _) in entries], list(key)
     return {"format": FORMAT, "origin": iso_exact(origin), "audit": audit, "keys": keys, "tables": tables}
 
 
@@ -108,12 +145,19 @@ def digest(snapshot: dict[str, Any], before: Known | None = None) -> str:
     """
     tables: dict[str, Any] = snapshot["tables"]
     kept: dict[str, Any] = before.snapshot["tables"] if before is not None else {}
-    parts = [
-        f"{dumps(name)}:{before.table_json(name) if before is not None and rows is kept.get(name) else dumps(rows)}"
-        for name, rows in sorted(tables.items())
-    ]
+    parts = [f"{dumps(name)}:{_table_json(name, rows, before, kept)}" for name, rows in sorted(tables.items())]
     head = f'{{"audit":{dumps(snapshot["audit"])},"format":{dumps(snapshot["format"])},"tables":{{'
     return "sha256:" + sha256((head + ",".join(parts) + "}}").encode()).hexdigest()
+
+
+def _table_json(name: str, rows: list[dict[str, Any]], before: Known | None, kept: dict[str, Any]) -> str:
+    """A table's canonical JSON, reusing what `before` wrote of it whole or of its rows (the same bytes)."""
+    if before is None:
+        return dumps(rows)
+    if rows is kept.get(name):
+        return before.table_json(name)
+    written = before.row_texts()
+    return "[" + ",".join(written.get(id(row)) or dumps(row) for row in rows) + "]"
 
 
 def dumps(value: Any) -> str:
@@ -131,6 +175,22 @@ def relative(moment: datetime, origin: datetime) -> str:
     return text + (f".{rest.microseconds:06d}Z" if rest.microseconds else "Z")
 
 
+def _looked_up(earlier: dict[tuple[Any, ...], Any], values: tuple[Any, ...]) -> Any:
+    """What was made before from a row of these values, if it was."""
+    try:
+        return earlier.get(values)
+    except TypeError:  # a value that is no key (JSON a driver hands over parsed): the row is made again
+        return None
+
+
+def _hashable(values: tuple[Any, ...]) -> bool:
+    try:
+        hash(values)
+    except TypeError:
+        return False
+    return True
+
+
 def _generated_names(rows: dict[str, list[dict[str, Any]]]) -> dict[str, str]:
     names: dict[str, str] = {}
     for table, (label, order) in GENERATED.items():
@@ -139,17 +199,30 @@ def _generated_names(rows: dict[str, list[dict[str, Any]]]) -> dict[str, str]:
     return names
 
 
-def _sequenced(table: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Rows with `seq` (their place within their group, in order of appearance) where the table has one."""
+def _sequenced(table: str, rows: list[dict[str, Any]], places: Placed) -> list[dict[str, Any]]:
+    """Rows with `seq` (their place within their group, in order of appearance) where the table has one.
+
+    `places` holds the sort keys of rows seen before, by their values, and is given those of the others.
+    """
     if table not in SEQUENCES:
         return rows
     group, order = SEQUENCES[table]
+
+    def place(row: dict[str, Any]) -> tuple[Any, ...]:
+        values = tuple(row.values())
+        found: tuple[Any, ...] | None = _looked_up(places, values)
+        if found is None:
+            found = (_order(row, group), _order(row, order))
+            if _hashable(values):
+                places[values] = found
+        return found
+
     counters: dict[tuple[Any, ...], int] = {}
     sequenced = []
-    for row in sorted(rows, key=lambda row: (_order(row, group), _order(row, order))):
-        place = tuple(row[column] for column in group)
-        counters[place] = counters.get(place, 0) + 1
-        sequenced.append({**row, "seq": counters[place]})
+    for row in sorted(rows, key=place):
+        at = tuple(row[column] for column in group)
+        counters[at] = counters.get(at, 0) + 1
+        sequenced.append({**row, "seq": counters[at]})
     return sequenced
 
 

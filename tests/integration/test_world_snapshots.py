@@ -171,6 +171,20 @@ def test_a_change_made_behind_the_servers_back_to_a_table_episodes_never_touch_s
     }
     assert result["tables"]["orders"]["changed"][0]["key"] == {"id": order_id}
     assert result["tables"]["customers"]["changed"][0]["fields"]["phone"]["after"] == "+86 139 0000 0000"
+    assert result["after"]["hash"] == inspect.world_hash(worlds, world.id)  # read whole, without the origin's help
+
+
+def test_a_diff_built_from_the_origins_rows_hashes_and_reads_as_a_snapshot_made_from_scratch(worlds, stories):
+    world = worlds.create(at=PINNED)
+    inspect.compare(worlds, world.id)  # the origin's rows, canonical rows and their texts are kept from here
+    episode(worlds, world.id, stories["headphones_in_window_qty3"]["order_id"])
+    result = inspect.compare(worlds, world.id)
+    scratch = inspect.snapshot(worlds, world.id)
+    assert result["after"]["hash"] == inspect.world_hash(worlds, world.id)
+    added = {row["key"]["id"]: row["row"] for row in result["tables"]["tickets"]["added"]}
+    assert [row for row in scratch["tables"]["tickets"] if row["id"] in added] == list(added.values())
+    events = [row for row in scratch["tables"]["ticket_events"] if row["ticket_id"] in added]
+    assert events == [row["row"] for row in result["tables"]["ticket_events"]["added"]]
 
 
 def test_a_table_whose_print_is_unchanged_is_not_read_again_and_an_edited_one_is(worlds):
