@@ -47,7 +47,15 @@ class Case:
     def public(self) -> dict[str, Any]:
         """What the page needs to list and narrate the case."""
         steps = [{"phase": phase, "text": text} for phase, text in self.steps]
-        return {"key": self.key, "title": self.title, "summary": self.summary, "steps": steps, "forms": self.forms}
+        return {
+            "key": self.key,
+            "title": self.title,
+            "summary": self.summary,
+            "steps": steps,
+            "forms": self.forms,
+            # The short-rounds server is the demo's own: another server's rounds live as long as it says.
+            "builtin_only": bool(self.short_rounds),
+        }
 
 
 async def one_ticket(column: "Column") -> None:

@@ -126,7 +126,8 @@ def test_declining_or_cancelling_creates_nothing_and_tells_the_model_not_to_retr
             demo.press(revision, action)
     demo.wait_until_over()
     for revision in (MODERN, LEGACY):
-        expect(demo.person(revision).locator(".answered")).to_contain_text(f"You pressed {action.capitalize()}")
+        said = "You pressed Decline" if action == "decline" else "You closed the form without answering (cancel)"
+        expect(demo.person(revision).locator(".answered")).to_contain_text(said)
         expect(demo.person(revision).locator(".outcome")).to_contain_text("Nothing was created")
         result = demo.results(revision)
         expect(result).to_contain_text("outcome: not_created")
@@ -202,7 +203,9 @@ def test_cancelling_a_ticket_asks_the_person_to_confirm_first_and_the_model_is_t
     assert question.get_attribute("data-key") == "after_sales_cancel_ticket:confirm"
     expect(question.locator(".message")).to_contain_text("Cancel ticket T-2026-0325 (return and refund of 1 x")
     expect(question.locator(".message")).to_contain_text("This cannot be undone.")
-    form.locator("input[type=checkbox]").press("Enter")  # the keyboard: the box is ticked, Enter confirms
+    box = form.locator("input[type=checkbox]")
+    box.press("Space")  # the keyboard: the person ticks the box (never ticked for them), Enter confirms
+    box.press("Enter")
     legacy = demo.form(LEGACY)
     expect(legacy.locator(".message")).to_contain_text("Cancel ticket T-2026-0325")
     demo.submit(LEGACY)
@@ -258,6 +261,7 @@ def test_copy_as_python_gives_a_script_that_sends_the_same_request(demo, tmp_pat
 
     demo.start("no-forms")
     demo.wait_until_over()
+    demo.unfold(MODERN)
     discover = demo.wire(MODERN, "li.msg[data-method='server/discover']")
     discover.locator("button.copy-python").click()
     script = demo.page.evaluate("navigator.clipboard.readText()")
