@@ -483,6 +483,7 @@
     });
     document.getElementById("narration-toggle").addEventListener("click", (e) => narrate(e.currentTarget.getAttribute("aria-expanded") !== "true"));
     narrate(!SHORT.matches);
+    SHORT.addEventListener("change", (e) => narrate(!e.matches)); // the window moved to a projector, or back
     document.getElementById("case-link").addEventListener("click", () => {
       if (state.case) copy(`${location.origin}${location.pathname}#case=${state.case.key}`, "a link that starts this case");
     });

@@ -133,8 +133,8 @@ window.Render = (() => {
       else if (JSON.stringify(before[name]) !== JSON.stringify(value)) parts.push(badge(`${name}: ${show(before[name])} → ${show(value)}`, "added"));
     }
     for (const name of Object.keys(before)) if (!(name in args)) parts.push(badge(`− ${name}`, "bad"));
-    if (context.reused) parts.push(badge(`idempotency_key reused: ${args.idempotency_key}`, "reused"));
     if (!parts.length) parts.push(badge("same arguments as the call before", "http"));
+    if (context.reused) parts.push(badge(`idempotency_key reused: ${args.idempotency_key}`, "reused"));
     return el("div", { class: "line changes", "aria-label": "Compared with the call before" }, parts);
   }
 
