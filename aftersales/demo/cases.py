@@ -47,7 +47,15 @@ class Case:
     def public(self) -> dict[str, Any]:
         """What the page needs to list and narrate the case."""
         steps = [{"phase": phase, "text": text} for phase, text in self.steps]
-        return {"key": self.key, "title": self.title, "summary": self.summary, "steps": steps, "forms": self.forms}
+        return {
+            "key": self.key,
+            "title": self.title,
+            "summary": self.summary,
+            "steps": steps,
+            "forms": self.forms,
+            # The short-rounds server is the demo's own: another server's rounds live as long as it says.
+            "builtin_only": bool(self.short_rounds),
+        }
 
 
 async def one_ticket(column: "Column") -> None:
@@ -155,7 +163,7 @@ CASES = [
         (
             ("call", "The same ¥99.00 return, without refund_method."),
             ASKED,
-            ("answer", "Press Cancel (or Escape): the person closed the form without answering."),
+            ("answer", "Press Close without answering (or Escape): the client answers cancel."),
             (
                 "result",
                 "Nothing is created; the reason says the question was cancelled, and the next step says not "
@@ -269,7 +277,7 @@ CASES = [
                 "customer gives up. 2026-07-28: one input_required round with that one question. 2025-11-25: one "
                 "elicitation/create nested under the call.",
             ),
-            ("answer", "Tick the box and submit (Enter). Decline or Cancel would leave the ticket as it was."),
+            ("answer", "Tick the box (never ticked for you) and submit. Decline or Close leave the ticket as it was."),
             (
                 "retry",
                 "2026-07-28: the retry carries the confirmation and the unchanged requestState. 2025-11-25: the "

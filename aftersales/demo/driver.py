@@ -15,12 +15,11 @@ from mcp.client.session import ClientRequestContext
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import (
-    INVALID_PARAMS,
     CallToolResult,
     ElicitRequestFormParams,
     ElicitRequestParams,
+    ElicitRequestURLParams,
     ElicitResult,
-    ErrorData,
     Implementation,
     InputRequiredResult,
     InputResponses,
@@ -50,11 +49,18 @@ class Column:
         self.client: Client | None = None
         self.tamper = self.hold = False
         self.asked = 0
+        self.tool = ""  # the tool being called: the page reads its annotations (destructiveHint) for the form
 
     async def play(self) -> None:
         """Connect, run the case's script, and say how it ended."""
         endpoint = self.endpoint
-        start = {"url": endpoint.url, "caller": endpoint.caller, "world": endpoint.world, "forms": self.case.forms}
+        start = {
+            "url": endpoint.url,
+            "caller": endpoint.caller,
+            "world": endpoint.world,
+            "remote": endpoint.remote,
+            "forms": self.case.forms,
+        }
         self.emit({"type": "start", **start})
         tap = Tap(lambda entry: self.emit(entry | {"type": "wire"}), self.describe)
         try:
@@ -74,6 +80,9 @@ class Column:
             ):
                 self.client = client
                 self.emit({"type": "connected", "protocol": client.protocol_version})
+                # Listed up front, as a host does before offering tools: the page reads each call's description
+                # and input schema from this answer, and the client validates results against it.
+                await client.list_tools()
                 await self.case.script(self)
         except Exception as error:  # the page says what stopped the column instead of hanging
             self.emit({"type": "failed", "text": f"{type(error).__name__}: {error}"})
@@ -94,7 +103,7 @@ class Column:
         """Call `tool`, answering through the person; report and return what the model gets."""
         assert self.client is not None
         self.phase("call")
-        self.tamper, self.hold = tamper, hold
+        self.tamper, self.hold, self.tool = tamper, hold, tool
         try:
             if self.revision == MODERN:
                 result = await self.rounds(tool, arguments)
@@ -121,9 +130,9 @@ class Column:
             state, asked = result.request_state, result.input_requests or {}
             facts = self.describe(state) if state else {}
             questions = [
-                {"key": key, "message": request.params.message, "schema": request.params.requested_schema}
+                question(key, request.params)
                 for key, request in asked.items()
-                if isinstance(request.params, ElicitRequestFormParams)
+                if isinstance(request.params, ElicitRequestFormParams | ElicitRequestURLParams)
             ]
             answer = await self.ask(questions, expires_at=facts.get("expires_at"), ttl_seconds=facts.get("ttl_seconds"))
             accepted = answer.action == "accept"
@@ -132,28 +141,35 @@ class Column:
                 for key in asked
             }
             if self.hold and facts.get("expires_unix"):
-                await self.wait(float(facts["expires_unix"]) - time.time() + 1)
+                await self.wait(float(facts["expires_unix"]) - time.time() + 1, expires_at=facts.get("expires_at"))
             if self.tamper and state:
                 self.phase("tamper")
                 middle = len(state) // 2
-                state = state[:middle] + ("A" if state[middle] != "A" else "B") + state[middle + 1 :]
+                was, now = state[middle], "A" if state[middle] != "A" else "B"
+                state = state[:middle] + now + state[middle + 1 :]
+                self.emit({"type": "tamper", "what": "requestState", "position": middle, "was": was, "now": now})
             self.phase("retry")
             result = await session.call_tool(
                 tool, arguments, input_responses=responses, request_state=state, allow_input_required=True
             )
         raise RuntimeError(f"the server asked more than {MAX_ROUNDS} rounds")
 
-    async def person(self, context: ClientRequestContext, params: ElicitRequestParams) -> ElicitResult | ErrorData:
-        """2025-11-25: the server's elicitation/create, shown to the person while the call waits."""
-        if not isinstance(params, ElicitRequestFormParams):  # aftersales asks with forms only, never a URL
-            return ErrorData(code=INVALID_PARAMS, message="This demo answers form elicitations only.")
+    async def person(self, context: ClientRequestContext, params: ElicitRequestParams) -> ElicitResult:
+        """2025-11-25: the server's elicitation/create, shown to the person while the call waits.
+
+        A URL question is answered "accept" once the person agrees to open the page (the page then opens beside
+        the question); the server says when it is done with notifications/elicitation/complete.
+        """
         key = f"elicitation/create id {context.request_id}"
-        answer = await self.ask([{"key": key, "message": params.message, "schema": params.requested_schema}])
+        answer = await self.ask([question(key, params)])
         if self.hold:
             await self.wait(self.hold_seconds)
         content = answer.contents.get(key) if answer.action == "accept" else None
+        if isinstance(params, ElicitRequestURLParams):
+            return ElicitResult(action=answer.action)
         if self.tamper and content is not None and "refund_method" in content:
             self.phase("tamper")
+            self.emit({"type": "tamper", "what": "answer", "chosen": content, "sent": content | FORGED})
             content = content | FORGED
         return ElicitResult(action=answer.action, content=content)
 
@@ -161,15 +177,15 @@ class Column:
         """One round for the person, with the answer the case suggests."""
         self.asked += len(questions)
         self.phase("ask")
-        answer = await self.run.ask(self.revision, questions, suggested=self.case.suggested, **details)
+        answer = await self.run.ask(self.revision, questions, suggested=self.case.suggested, tool=self.tool, **details)
         self.phase("answer")
         return answer
 
-    async def wait(self, seconds: float) -> None:
-        """Hold the answer back (the expired case), saying so."""
+    async def wait(self, seconds: float, expires_at: str | None = None) -> None:
+        """Hold the answer back (the expired case), saying so, and until when the round lives if it has one."""
         seconds = max(seconds, 0.0)
         self.phase("wait")
-        self.emit({"type": "hold", "seconds": round(seconds, 1)})
+        self.emit({"type": "hold", "seconds": round(seconds, 1), "expires_at": expires_at})
         await anyio.sleep(seconds)
 
     def describe(self, state: str) -> dict[str, Any]:
@@ -182,6 +198,16 @@ class Column:
 
     def emit(self, event: dict[str, Any]) -> int:
         return self.run.emit(event | {"column": self.revision})
+
+
+def question(key: str, params: ElicitRequestParams) -> dict[str, Any]:
+    """One question for the person's pane: a form (its schema) or a URL to open (shown with its domain)."""
+    if isinstance(params, ElicitRequestURLParams):
+        found: dict[str, Any] = {"key": key, "mode": "url", "message": params.message, "url": params.url}
+        if params.elicitation_id is not None:
+            found["elicitation_id"] = params.elicitation_id
+        return found
+    return {"key": key, "mode": "form", "message": params.message, "schema": params.requested_schema}
 
 
 def _text(result: CallToolResult) -> str:

@@ -4,6 +4,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 import anyio
@@ -35,7 +36,9 @@ class Run:
 
     def emit(self, event: dict[str, Any]) -> int:
         """Append an event; return its number."""
-        event = event | {"seq": len(self.events) + 1, "ms": round((time.monotonic() - self._started) * 1000)}
+        # ms since the run started (durations on the page); at, the wall clock (compared with a round's expiry)
+        at = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        event = event | {"seq": len(self.events) + 1, "ms": round((time.monotonic() - self._started) * 1000), "at": at}
         self.events.append(event)
         self._changed.set()
         self._changed = anyio.Event()

@@ -4,6 +4,8 @@
 is bound to a fork of the demo world. /short-rounds/mcp is a second server on the same worlds and keys whose
 input_required rounds live a few seconds, for the expired case: requestState's lifetime is the SDK's wall-clock TTL,
 fixed when the server is built, so neither a world's clock nor a setting per request can make one round expire.
+The page may point the columns at another running aftersales server instead (/api/target, with its token): the
+cases then run on that server's data, with the same panes.
 """
 
 from collections.abc import AsyncIterator
@@ -15,16 +17,18 @@ from typing import Any
 import anyio
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse
+from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from aftersales.app import App
+from aftersales.demo import export
 from aftersales.demo.cases import BY_KEY, CASES
 from aftersales.demo.driver import LEGACY, MODERN, Column
 from aftersales.demo.stage import Answer, Run, Stage
-from aftersales.demo.worlds import DemoWorlds
+from aftersales.demo.target import Target, TargetRefused, connect
+from aftersales.demo.worlds import DemoWorlds, Endpoint
 from aftersales.settings import Settings
 from aftersales.web.app import create_web_app
 
@@ -70,12 +74,16 @@ def create_demo_app(settings: Settings, folder: Path, host: str, port: int) -> S
     worlds = DemoWorlds(app, others=(short,))
     stage = Stage()
     hold = SHORT_TTL.total_seconds() + 1
+    targets: list[Target] = []  # another server the presenter pointed the page at; none: the demo's own
 
     async def play(run: Run) -> None:
         case = BY_KEY[run.case]
         await anyio.to_thread.run_sync(worlds.release)  # the run before has stopped: its forks go
-        endpoints = {}
+        endpoints: dict[str, Endpoint] = {}
         for revision in run.revisions:
+            if targets:
+                endpoints[revision] = targets[0].endpoint()
+                continue
             path = SHORT_ROUNDS if revision in case.short_rounds else "/mcp"
             url = f"http://{host}:{port}{path}"
             endpoints[revision] = await anyio.to_thread.run_sync(worlds.fresh, url, servers[path])
@@ -102,6 +110,8 @@ def create_demo_app(settings: Settings, folder: Path, host: str, port: int) -> S
         case, revisions = body.get("case"), body.get("revisions") or REVISIONS
         if case not in BY_KEY or not isinstance(revisions, list) or not set(revisions) <= set(REVISIONS):
             return _problem(f"Unknown case or revisions; cases are {', '.join(BY_KEY)}, revisions {REVISIONS}.")
+        if targets and BY_KEY[case].short_rounds:
+            return _problem(f"{BY_KEY[case].title} needs the demo's own server (its rounds live 5 s); switch back.")
         run = await stage.start(case, [r for r in REVISIONS if r in revisions], play)
         return JSONResponse({"run": run.id})
 
@@ -127,6 +137,34 @@ def create_demo_app(settings: Settings, folder: Path, host: str, port: int) -> S
             return _problem("That question is not waiting for an answer (answered already, or another run).", 409)
         return JSONResponse({"status": "delivered"})
 
+    async def target(request: Request) -> JSONResponse:
+        if request.method == "GET":
+            return JSONResponse({"target": targets[0].public() if targets else None})
+        await stage.clear()  # the run on the page talked to the other server
+        targets.clear()
+        if request.method == "DELETE":
+            return JSONResponse({"target": None})
+        body = await _json(request)
+        try:
+            found = await connect(body.get("url"), body.get("token"))
+        except TargetRefused as refused:
+            return _problem(str(refused))
+        targets.append(found)
+        return JSONResponse({"target": found.public()})
+
+    async def exported(request: Request) -> Response:
+        run, kind = stage.run, request.query_params.get("format", "json")
+        if kind not in ("json", "md"):
+            return _problem("format must be json or md.")
+        if run is None or run.id != request.query_params.get("run"):
+            return _problem("That run is not on the page any more: only the current run can be exported.", 404)
+        where = targets[0].url if targets else None
+        name = f"aftersales-demo-{run.case}-{run.id}.{kind}"
+        headers = {"Content-Disposition": f'attachment; filename="{name}"'}
+        if kind == "md":
+            return PlainTextResponse(export.as_markdown(run, where), headers=headers, media_type="text/markdown")
+        return JSONResponse(export.as_json(run, where), headers=headers)
+
     async def reset(_: Request) -> JSONResponse:
         await stage.clear()
         await anyio.to_thread.run_sync(worlds.rebuild)
@@ -151,6 +189,8 @@ def create_demo_app(settings: Settings, folder: Path, host: str, port: int) -> S
             Route("/api/events", events, methods=["GET"]),
             Route("/api/answers", answer, methods=["POST"]),
             Route("/api/reset", reset, methods=["POST"]),
+            Route("/api/target", target, methods=["GET", "POST", "DELETE"]),
+            Route("/api/export", exported, methods=["GET"]),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
             *(Route(path, _AtMcp(web)) for path, web in webs.items()),
         ],

@@ -33,6 +33,7 @@ class Endpoint:
     world: str
     state_keys: list[str]
     state_ttl: timedelta
+    remote: bool = False  # another server the presenter pointed the page at: its data, its keys (unknown here)
 
 
 class DemoWorlds:

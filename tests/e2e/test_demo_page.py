@@ -4,8 +4,11 @@ The page's backend runs each case with the real MCP client over HTTP, so what th
 what the client and the server actually exchanged.
 """
 
+import json
 import re
+import shutil
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -13,6 +16,7 @@ from starlette.applications import Starlette
 
 from tests.support.browser import browser
 from tests.support.demo import DemoPage, demo_server
+from tests.support.serve import ServeProcess
 
 pytestmark = pytest.mark.http
 MODERN, LEGACY = "2026-07-28", "2025-11-25"
@@ -126,7 +130,8 @@ def test_declining_or_cancelling_creates_nothing_and_tells_the_model_not_to_retr
             demo.press(revision, action)
     demo.wait_until_over()
     for revision in (MODERN, LEGACY):
-        expect(demo.person(revision).locator(".answered")).to_contain_text(f"You pressed {action.capitalize()}")
+        said = "You pressed Decline" if action == "decline" else "You closed the form without answering (cancel)"
+        expect(demo.person(revision).locator(".answered")).to_contain_text(said)
         expect(demo.person(revision).locator(".outcome")).to_contain_text("Nothing was created")
         result = demo.results(revision)
         expect(result).to_contain_text("outcome: not_created")
@@ -134,64 +139,6 @@ def test_declining_or_cancelling_creates_nothing_and_tells_the_model_not_to_retr
         expect(result).to_contain_text("Do not retry unless the customer changes their mind")
     answers = demo.wire(MODERN, "li.msg[data-method='tools/call']").nth(1)
     expect(answers).to_contain_text(f"after_sales_create_ticket:refund_method = {action}")
-
-
-def test_a_client_without_forms_gets_a_tool_error_that_tells_the_model_to_ask(demo):
-    demo.start("no-forms")
-    demo.wait_until_over()
-    for revision in (MODERN, LEGACY):
-        expect(demo.column(revision).locator("form.ask")).to_have_count(0)
-        expect(demo.person(revision)).to_contain_text("declared no elicitation capability")
-        first, second = demo.results(revision).nth(0), demo.results(revision).nth(1)
-        expect(first).to_contain_text("isError: true")
-        expect(first).to_contain_text("Ask the customer whether they want")
-        expect(second).to_contain_text("outcome: created")
-        expect(second.locator("pre")).to_contain_text("left to the host application")
-    expect(demo.wire(MODERN, "li.msg[data-result=input_required]")).to_have_count(0)
-    expect(demo.wire(LEGACY, "li.msg[data-method='elicitation/create']")).to_have_count(0)
-
-
-def test_a_retry_with_the_same_key_replays_the_ticket_without_asking_again(demo):
-    demo.start("replay")
-    demo.submit(MODERN)
-    demo.submit(LEGACY)
-    demo.wait_until_over()
-    for revision in (MODERN, LEGACY):
-        first, again = demo.results(revision).nth(0), demo.results(revision).nth(1)
-        expect(again).to_contain_text("outcome: replayed")
-        assert ticket_in(first.inner_text()) == ticket_in(again.inner_text())
-        expect(demo.person(revision).locator(".outcome").nth(1)).to_contain_text("nothing new was created")
-    expect(demo.wire(MODERN, "li.msg[data-result=input_required]")).to_have_count(1)
-    expect(demo.wire(LEGACY, "li.msg[data-method='elicitation/create']")).to_have_count(1)
-
-
-def test_a_tampered_round_is_refused_on_both_revisions(demo):
-    demo.start("tampered")
-    demo.submit(MODERN)
-    demo.submit(LEGACY)
-    demo.wait_until_over()
-    retry = demo.wire(MODERN, "li.msg[data-method='tools/call']").nth(1)
-    expect(retry.locator(".sealed")).to_contain_text("CHANGED by the client")
-    expect(demo.wire(MODERN, "li.msg[data-result=error]")).to_contain_text("error -32602")
-    expect(demo.results(MODERN)).to_contain_text("JSON-RPC error -32602")
-    expect(demo.person(MODERN).locator(".outcome")).to_contain_text("Nothing was created")
-    forged = demo.wire(LEGACY, ".nested li.msg.out").first
-    expect(forged).to_contain_text('"refund_method":"cash"')
-    expect(demo.results(LEGACY)).to_contain_text("isError: true")
-    expect(demo.results(LEGACY)).to_contain_text("the allowed values are original_payment, store_credit")
-
-
-def test_an_expired_round_is_refused_while_the_open_call_of_2025_11_25_goes_through(demo):
-    demo.start("expired")
-    expect(demo.form(MODERN).locator(".countdown")).to_contain_text("expires in")
-    demo.submit(MODERN)
-    demo.submit(LEGACY)
-    expect(demo.person(MODERN).locator(".hold")).to_contain_text("holds your answer")
-    demo.wait_until_over()
-    sealed = demo.wire(MODERN, "li.msg[data-result=input_required] .sealed")
-    expect(sealed).to_contain_text("5 s after it was issued")
-    expect(demo.results(MODERN)).to_contain_text("JSON-RPC error -32602")
-    expect(demo.results(LEGACY)).to_contain_text("outcome: created")
 
 
 def test_cancelling_a_ticket_asks_the_person_to_confirm_first_and_the_model_is_told_it_is_cancelled(demo):
@@ -202,7 +149,9 @@ def test_cancelling_a_ticket_asks_the_person_to_confirm_first_and_the_model_is_t
     assert question.get_attribute("data-key") == "after_sales_cancel_ticket:confirm"
     expect(question.locator(".message")).to_contain_text("Cancel ticket T-2026-0325 (return and refund of 1 x")
     expect(question.locator(".message")).to_contain_text("This cannot be undone.")
-    form.locator("input[type=checkbox]").press("Enter")  # the keyboard: the box is ticked, Enter confirms
+    box = form.locator("input[type=checkbox]")
+    box.press("Space")  # the keyboard: the person ticks the box (never ticked for them), Enter confirms
+    box.press("Enter")
     legacy = demo.form(LEGACY)
     expect(legacy.locator(".message")).to_contain_text("Cancel ticket T-2026-0325")
     demo.submit(LEGACY)
@@ -258,6 +207,7 @@ def test_copy_as_python_gives_a_script_that_sends_the_same_request(demo, tmp_pat
 
     demo.start("no-forms")
     demo.wait_until_over()
+    demo.unfold(MODERN)
     discover = demo.wire(MODERN, "li.msg[data-method='server/discover']")
     discover.locator("button.copy-python").click()
     script = demo.page.evaluate("navigator.clipboard.readText()")
@@ -320,3 +270,337 @@ def test_nothing_is_clipped_on_a_projector_while_asking_and_once_done(demo, widt
         details.scroll_into_view_if_needed()
     assert demo.page.evaluate(CLIPPED) == []
     demo.screenshot(f"{case}-done-{width}x{height}")
+
+
+# --- What a presenter found at a projector's size (issue 25), each at 1280×720 and 1920×1080 ---------------------
+
+SIZES = pytest.mark.parametrize(("width", "height"), [(1280, 720), (1920, 1080)], ids=["1280x720", "1920x1080"])
+
+# For each column: is the newest row of the wire inside the wire pane's visible area (below its sticky heading)?
+NEWEST_SHOWN = """() => [...document.querySelectorAll('.column')].map((column) => {
+  const pane = column.querySelector('.pane.wire');
+  const rows = [...pane.querySelectorAll('li.msg')].filter((row) => row.getClientRects().length);
+  const last = rows[rows.length - 1];
+  if (!last) return true;
+  const box = pane.getBoundingClientRect(), row = last.getBoundingClientRect();
+  return row.bottom <= box.bottom + 1 && row.bottom > box.top + pane.querySelector('h3').offsetHeight;
+})"""
+
+
+def sized(demo: DemoPage, width: int, height: int) -> None:
+    demo.page.set_viewport_size({"width": width, "height": height})
+
+
+def newest_shown(demo: DemoPage) -> None:
+    demo.page.wait_for_function(f"({NEWEST_SHOWN})().every(Boolean)", timeout=5_000)
+
+
+@SIZES
+def test_the_wire_pane_shows_its_newest_row_whenever_it_grows_or_resizes(demo, width, height):
+    sized(demo, width, height)
+    demo.start("large")
+    demo.form(MODERN)
+    expect(demo.wire(MODERN, "li.msg[data-result=input_required]")).to_have_count(1)
+    newest_shown(demo)
+    demo.submit(MODERN)
+    demo.submit(LEGACY)
+    demo.submit(LEGACY)
+    demo.wait_until_over()
+    newest_shown(demo)
+    # The window shrinks and grows again (a projector's resolution set while the page is open).
+    sized(demo, width, height - 200)
+    newest_shown(demo)
+    sized(demo, width, height)
+    newest_shown(demo)
+    # Opening a row's JSON is reading: the pane stays there, and "Newest" takes it back down.
+    demo.wire(MODERN, "li.msg[data-method='tools/call'] > .more summary").first.click()
+    newest = demo.column(MODERN).locator("button.newest")
+    expect(newest).to_be_visible()
+    newest.click()
+    newest_shown(demo)
+
+
+@SIZES
+def test_the_narration_folds_the_wire_keeps_its_height_and_the_handshake_is_folded(demo, width, height):
+    sized(demo, width, height)
+    demo.start("large")
+    demo.form(MODERN)
+    toggle, steps = demo.page.locator("#narration-toggle"), demo.page.locator("#steps li")
+    short = height < 800
+    expect(toggle).to_have_attribute("aria-expanded", str(not short).lower())  # folded at 1280×720 only
+    if not short:
+        toggle.click()
+    expect(steps.filter(visible=True)).to_have_count(1)  # folded: the furthest step reached
+    expect(steps.filter(visible=True)).to_have_attribute("data-phase", "ask")
+    toggle.click()
+    expect(steps.filter(visible=True)).to_have_count(5)
+    for revision in (MODERN, LEGACY):
+        column, wire = demo.column(revision).bounding_box(), demo.column(revision).locator(".pane.wire").bounding_box()
+        assert column and wire and wire["height"] >= 0.38 * column["height"], (column, wire)
+    for revision, first in ((MODERN, "server/discover"), (LEGACY, "initialize")):
+        fold = demo.column(revision).locator(".fold-toggle").first
+        expect(fold).to_have_attribute("aria-expanded", "false")
+        expect(fold).to_contain_text(first)
+        expect(fold).to_contain_text("tools/list")
+        expect(demo.wire(revision, f"li.msg[data-method='{first}']")).to_be_hidden()
+        fold.click()
+        expect(demo.wire(revision, f"li.msg[data-method='{first}']")).to_be_visible()
+    expect(demo.wire(MODERN, "li.msg[data-result=input_required]")).to_be_visible()  # the case's rows are not folded
+
+
+@SIZES
+def test_after_a_run_focus_returns_to_the_case_that_ran(demo, width, height):
+    sized(demo, width, height)
+    before = demo.page.locator("body").get_attribute("data-run") or ""
+    demo.page.locator('#case-list button[data-case="method"]').focus()
+    demo.page.keyboard.press("Enter")
+    expect(demo.page.locator("body")).not_to_have_attribute("data-run", before)  # the run before may still show
+    for revision in (MODERN, LEGACY):
+        demo.form(revision).locator("input:checked").press("Enter")
+    demo.wait_until_over()
+    expect(demo.page.locator("body")).to_have_attribute("data-over", "true")
+    expect(demo.page.locator('#case-list button[data-case="method"]')).to_be_focused()
+
+
+@SIZES
+def test_suggestions_are_marked_a_destructive_box_is_never_ticked_and_dismissing_says_what_it_does(demo, width, height):
+    sized(demo, width, height)
+    demo.start("withdraw")
+    form = demo.form(MODERN)
+    box = form.locator("input[type=checkbox]")
+    expect(box).not_to_be_checked()  # after_sales_cancel_ticket is annotated destructiveHint
+    expect(form.locator("label.choice .suggestion")).to_have_text("suggested")
+    expect(form.locator(".suggested-note")).to_contain_text("nothing is ticked for you")
+    dismiss = form.locator('button[data-action="cancel"]')
+    expect(dismiss).to_have_text("Close without answering")
+    expect(form.locator(".hint")).to_contain_text("Escape closes without answering")
+    dismiss.click()
+    demo.press(LEGACY, "cancel")
+    demo.wait_until_over()
+    for revision in (MODERN, LEGACY):
+        expect(demo.person(revision).locator(".answered")).to_have_text(
+            "You closed the form without answering (cancel)."
+        )
+        expect(demo.results(revision)).to_contain_text("outcome: not_cancelled")
+    demo.start("method")
+    form = demo.form(MODERN)
+    expect(form.locator("input:checked")).to_have_count(1)  # not destructive: the suggestion is filled in, and marked
+    expect(form.locator("label.choice").filter(has=demo.page.locator("input:checked"))).to_contain_text("suggested")
+    expect(form.locator(".suggested-note")).to_contain_text("suggested answer")
+
+
+@SIZES
+def test_a_tampered_round_is_refused_and_the_forged_answer_and_changed_state_are_shown(demo, width, height):
+    sized(demo, width, height)
+    demo.start("tampered")
+    demo.submit(MODERN)
+    demo.submit(LEGACY)
+    demo.wait_until_over()
+    retry = demo.wire(MODERN, "li.msg[data-method='tools/call']").nth(1)
+    expect(retry.locator(".sealed")).to_contain_text("CHANGED by the client")
+    expect(demo.wire(MODERN, "li.msg[data-result=error]")).to_contain_text("error -32602")
+    expect(demo.results(MODERN)).to_contain_text("JSON-RPC error -32602")
+    expect(demo.person(MODERN).locator(".outcome")).to_contain_text("Nothing was created")
+    expect(demo.wire(LEGACY, ".nested li.msg.out").first).to_contain_text('"refund_method":"cash"')
+    expect(demo.results(LEGACY)).to_contain_text("isError: true")
+    expect(demo.results(LEGACY)).to_contain_text("the allowed values are original_payment, store_credit")
+    forged = demo.wire(LEGACY, ".nested li.msg.out.tampered")
+    expect(forged).to_have_count(1)
+    expect(forged.locator(".tamper-note")).to_contain_text('FORGED by the client: the person chose {"refund_method":')
+    expect(forged.locator(".tamper-note")).to_contain_text('"original_payment"')
+    expect(forged.locator(".tamper-note")).to_contain_text('"cash"')
+    retry = demo.wire(MODERN, "li.msg.tampered[data-method='tools/call']")
+    expect(retry.locator(".tamper-note")).to_contain_text("TAMPERED by the client: character")
+    for revision in (MODERN, LEGACY):
+        expect(demo.person(revision).locator(".tamper-note")).to_contain_text("This client changes")
+
+
+@SIZES
+def test_an_expired_round_is_refused_with_times_durations_and_a_countdown_through_the_hold(demo, width, height):
+    """2026-07-28's round expires while the client holds the answer; 2025-11-25's open call goes through."""
+    sized(demo, width, height)
+    demo.start("expired")
+    expect(demo.form(MODERN).locator(".countdown")).to_contain_text("expires in")
+    demo.submit(MODERN)
+    demo.submit(LEGACY)
+    hold = demo.person(MODERN).locator(".hold")
+    expect(hold.locator(".countdown[data-until]")).to_contain_text(re.compile(r"it sends in \d s"))
+    expect(hold.locator(".countdown[data-expires]")).to_contain_text("the round expires in")
+    expect(hold.locator(".countdown[data-expires]")).to_have_text("the round has expired", timeout=10_000)
+    demo.wait_until_over()
+    expect(hold.locator(".countdown[data-until]")).to_have_text("sent")
+    asked = demo.wire(MODERN, "li.msg[data-result=input_required]")
+    expect(asked.locator(".took")).to_contain_text("answered in")
+    expires = asked.locator(".sealed").inner_text()
+    expiry = re.search(r"expires (\d\d:\d\d:\d\d) UTC", expires)
+    assert expiry, expires
+    retry = demo.wire(MODERN, "li.msg[data-method='tools/call']").nth(1)
+    sent = retry.locator(".timing time").inner_text()
+    assert re.fullmatch(r"\d\d:\d\d:\d\d\.\d", sent) and sent[:8] > expiry.group(1), (sent, expiry.group(1))
+    refused = demo.wire(MODERN, "li.msg[data-result=error]")
+    expect(refused.locator(".took")).to_contain_text("answered in")
+    expect(asked.locator(".sealed")).to_contain_text("5 s after it was issued")
+    expect(demo.results(MODERN)).to_contain_text("JSON-RPC error -32602")
+    expect(demo.results(LEGACY)).to_contain_text("outcome: created")
+
+
+@SIZES
+def test_a_client_without_forms_gets_a_tool_error_and_the_retry_shows_the_added_refund_method(demo, width, height):
+    sized(demo, width, height)
+    demo.start("no-forms")
+    demo.wait_until_over()
+    for revision in (MODERN, LEGACY):
+        expect(demo.column(revision).locator("form.ask")).to_have_count(0)
+        expect(demo.person(revision)).to_contain_text("declared no elicitation capability")
+        result, retried = demo.results(revision).nth(0), demo.results(revision).nth(1)
+        expect(result).to_contain_text("isError: true")
+        expect(result).to_contain_text("Ask the customer whether they want")
+        expect(retried).to_contain_text("outcome: created")
+        expect(retried.locator("pre")).to_contain_text("left to the host application")
+    expect(demo.wire(MODERN, "li.msg[data-result=input_required]")).to_have_count(0)
+    expect(demo.wire(LEGACY, "li.msg[data-method='elicitation/create']")).to_have_count(0)
+    # The agent's arguments, with what is missing marked; the retry's added refund_method; the tool on demand.
+    for revision in (MODERN, LEGACY):
+        first, again = demo.wire(revision, "li.msg[data-method='tools/call']").all()
+        expect(first.locator(".arg[data-name=order_id]")).to_have_text("order_id O-2026-001423")
+        expect(first.locator(".arg.missing[data-name=refund_method]")).to_have_text("refund_method missing")
+        expect(again.locator(".changes")).to_contain_text("+ refund_method: original_payment")
+        expect(again.locator(".arg.missing[data-name=refund_method]")).to_have_count(0)
+        expect(again.locator(".badge.reused")).to_have_text("idempotency_key reused: demo-no-forms-0001")
+        info = first.locator("details.tool-info")
+        expect(info.locator(".description")).to_be_hidden()  # on demand
+        info.locator("summary").click()
+        expect(info.locator(".description")).to_contain_text("idempotency_key")
+        expect(info.locator("pre")).to_contain_text('"refund_method"')
+        info.locator("summary").click()
+        again.evaluate("row => row.scrollIntoView({block: 'center'})")  # for the screenshot: the retry's change
+    demo.screenshot(f"no-forms-retry-{width}x{height}")
+
+
+@SIZES
+def test_a_retry_with_the_same_key_replays_the_ticket_and_shows_the_reused_key(demo, width, height):
+    sized(demo, width, height)
+    demo.start("replay")
+    demo.submit(MODERN)
+    demo.submit(LEGACY)
+    demo.wait_until_over()
+    for revision in (MODERN, LEGACY):
+        first, again = demo.results(revision).nth(0), demo.results(revision).nth(1)
+        expect(again).to_contain_text("outcome: replayed")
+        assert ticket_in(first.inner_text()) == ticket_in(again.inner_text())
+        expect(demo.person(revision).locator(".outcome").nth(1)).to_contain_text("nothing new was created")
+    expect(demo.wire(MODERN, "li.msg[data-result=input_required]")).to_have_count(1)
+    expect(demo.wire(LEGACY, "li.msg[data-method='elicitation/create']")).to_have_count(1)
+    for revision in (MODERN, LEGACY):
+        calls = demo.wire(revision, "li.msg[data-method='tools/call']:not(:has(.sealed))")
+        expect(calls).to_have_count(2)
+        expect(calls.nth(0).locator(".badge.reused")).to_have_count(0)
+        expect(calls.nth(1).locator(".changes")).to_contain_text("same arguments as the call before")
+        expect(calls.nth(1).locator(".badge.reused")).to_have_text("idempotency_key reused: demo-replay-0001")
+
+
+@SIZES
+def test_a_link_starts_its_case_and_a_run_exports_as_json_and_markdown_without_tokens(demo, served, width, height):
+    sized(demo, width, height)
+    url, _ = served
+    demo.page.goto(f"{url}/#case=no-forms")
+    expect(demo.page.locator("#case-list button[aria-pressed=true]")).to_have_attribute("data-case", "no-forms")
+    demo.wait_until_over()
+    demo.page.click("#case-link")
+    assert demo.page.evaluate("navigator.clipboard.readText()") == f"{url}/#case=no-forms"
+    with demo.page.expect_download() as markdown:
+        demo.page.click("#export-md")
+    text = Path(markdown.value.path()).read_text()
+    assert markdown.value.suggested_filename.startswith("aftersales-demo-no-forms-run-")
+    assert text.startswith("# Client without forms\n") and "## Protocol 2026-07-28" in text, text[:300]
+    assert "`tools/call` id 3 after_sales_create_ticket" in text and "outcome created" in text, text
+    with demo.page.expect_download() as exported:
+        demo.page.click("#export-json")
+    run = json.loads(Path(exported.value.path()).read_text())
+    assert run["case"] == "no-forms" and {e["type"] for e in run["events"]} >= {"wire", "result", "done"}
+    for content in (text, json.dumps(run)):
+        assert "Bearer" not in content and "Authorization" not in content and "snippets" not in content
+
+
+@pytest.fixture(scope="module")
+def other_server(sqlite_template, tmp_path_factory) -> Iterator[ServeProcess]:
+    """A second aftersales server, `aftersales serve` on its own copy of the seeded database."""
+    folder = tmp_path_factory.mktemp("other")
+    shutil.copyfile(sqlite_template, folder / "aftersales.db")
+    process = ServeProcess(f"sqlite:///{folder / 'aftersales.db'}", folder)
+    process.start()
+    yield process
+    process.stop()
+
+
+@pytest.mark.parametrize(
+    ("width", "height", "case", "rounds"),
+    [(1280, 720, "method", 1), (1920, 1080, "large", 2)],  # another order each: that server keeps what a run made
+    ids=["1280x720", "1920x1080"],
+)
+def test_the_page_runs_its_cases_on_another_server_with_a_token(demo, other_server, width, height, case, rounds):
+    sized(demo, width, height)
+    page = demo.page
+    page.click("#target > summary")
+    page.fill("#target-url", f"{other_server.url}/mcp")
+    page.fill("#target-token", "not-a-token")
+    page.click("#target-form button[type=submit]")
+    expect(page.locator("#target-error")).to_contain_text("refused the token (HTTP 401)")
+    page.fill("#target-token", other_server.token())
+    page.click("#target-form button[type=submit]")
+    expect(page.locator("#target-name")).to_contain_text(f"{other_server.url}/mcp (aftersales")
+    expect(page.locator('#case-list button[data-case="expired"]')).to_be_disabled()  # its rounds are the demo's
+    try:
+        demo.start(case)
+        demo.submit(MODERN)
+        for _ in range(rounds):
+            demo.submit(LEGACY)
+        demo.wait_until_over()
+        for revision in (MODERN, LEGACY):
+            expect(demo.column(revision).locator(".world")).to_have_text(f"on {other_server.url}/mcp, its own data")
+            expect(demo.results(revision).first).to_contain_text(re.compile("outcome: (created|replayed)"))
+        sealed = demo.wire(MODERN, "li.msg[data-result=input_required] .sealed")
+        expect(sealed).not_to_contain_text("bound to caller")  # sealed with that server's keys, as for any client
+    finally:
+        page.click("#target > summary")
+        page.click("#target-builtin")
+        expect(page.locator("#target-name")).to_have_text("the demo's own")
+
+
+@SIZES
+def test_a_url_question_shows_its_domain_and_opens_the_page_beside_it(demo, served, width, height):
+    sized(demo, width, height)
+    url, _ = served
+    asked = {
+        "ask": "x/1",
+        "questions": [
+            {"key": "k", "mode": "url", "message": "Give the account for the refund.", "url": f"{url}/static/demo.css"}
+        ],
+        "suggested": {"action": "accept"},
+    }
+    for modern in (True, False):
+        answers = demo.page.evaluate(
+            """([event, modern]) => {
+              const answers = [];
+              const pane = document.querySelector('.column .person .body');
+              const record = (action, contents) => answers.push([action, contents]);
+              pane.replaceChildren(window.Render.askForm(event, modern, record));
+              window.answers = answers;
+              return answers.length;
+            }""",
+            [asked, modern],
+        )
+        assert answers == 0
+        form = demo.column(MODERN).locator("form.ask")
+        expect(form.locator(".domain")).to_have_text(url.removeprefix("http://"))
+        expect(form.locator(".url code")).to_have_text(f"{url}/static/demo.css")
+        expect(form.locator(".opens")).to_contain_text("not https")
+        expect(demo.column(MODERN).locator(".url-page")).to_have_count(0)  # never opened without the person
+        form.locator("button[type=submit]").click()
+        page = demo.column(MODERN).locator(".url-page")
+        expect(page.locator("iframe")).to_have_attribute("src", f"{url}/static/demo.css")
+        expect(page.locator(".address .domain")).to_have_text(url.removeprefix("http://"))
+        if modern:  # 2026-07-28: the retry waits until the person says they have finished
+            assert demo.page.evaluate("window.answers.length") == 0
+            form.locator("button[type=submit]").click()
+        assert demo.page.evaluate("window.answers") == [["accept", {}]]

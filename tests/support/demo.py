@@ -52,12 +52,21 @@ class DemoPage:
         return form
 
     def submit(self, revision: str) -> None:
-        """Submit the form as filled in (the case's suggested answer)."""
-        self.form(revision).locator("button[type=submit]").click()
+        """Take the case's suggested answer and submit: a suggested box the page left unticked (a destructive
+        choice is never ticked for the person) is ticked first, as the person would."""
+        form = self.form(revision)
+        for box in form.locator("input[type=checkbox][data-suggested=true]").all():
+            box.check()
+        form.locator("button[type=submit]").click()
 
     def press(self, revision: str, action: str) -> None:
         """Press Decline or Cancel."""
         self.form(revision).locator(f'button[data-action="{action}"]').click()
+
+    def unfold(self, revision: str) -> None:
+        """Open every folded handshake of a column's wire."""
+        for toggle in self.column(revision).locator(".fold-toggle[aria-expanded=false]").all():
+            toggle.click()
 
     def wait_until_over(self) -> None:
         """Wait until both columns have finished the case."""

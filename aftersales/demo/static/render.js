@@ -21,6 +21,11 @@ window.Render = (() => {
   const json = (value) => JSON.stringify(value, null, 2);
   const clock = (iso) => (iso ? iso.slice(11, 19) + " UTC" : "");
 
+  /* The wall clock of an event, to a tenth of a second (HH:MM:SS.s), to compare with a round's expiry. */
+  const stamp = (iso) => (iso ? iso.slice(11, 21) : "");
+  const ms = (value) => (value >= 1000 ? `${(value / 1000).toFixed(1)} s` : `${value} ms`);
+  const show = (value) => (typeof value === "string" ? value : JSON.stringify(value));
+
   function duration(seconds) {
     if (seconds >= 120) return `${Math.round(seconds / 60)} min`;
     return `${Math.round(seconds)} s`;
@@ -97,12 +102,62 @@ window.Render = (() => {
     );
   }
 
-  /* A row of the wire pane. */
-  function wireRow(entry, copy) {
+  /* When a row happened (wall clock) and, for what answers something, how long after it. */
+  function timing(entry, context) {
+    const since = context && context.since;
+    return el("span", { class: "timing", title: `${entry.ms} ms after the run started` },
+      el("time", { datetime: entry.at || "" }, stamp(entry.at)),
+      since !== undefined ? el("span", { class: "took" }, ` · ${since.what} ${ms(entry.ms - since.ms)}`) : null);
+  }
+
+  /* A tools/call's arguments, each given one shown, each one of the input schema not given marked. */
+  function argumentList(args, tool) {
+    const schema = (tool && tool.inputSchema) || {};
+    const props = schema.properties || {};
+    const required = schema.required || [];
+    const names = [...Object.keys(args), ...Object.keys(props).filter((name) => !(name in args))];
+    return el("ul", { class: "args", "aria-label": "Arguments" }, names.map((name) => {
+      if (name in args) return el("li", { class: "arg", "data-name": name }, el("span", { class: "name" }, name), " ", el("span", { class: "value" }, show(args[name])));
+      const need = required.includes(name) ? "missing, required" : "missing";
+      return el("li", { class: "arg missing", "data-name": name, title: (props[name] && props[name].description) || "" }, el("span", { class: "name" }, name), " ", el("span", { class: "value" }, need));
+    }));
+  }
+
+  /* What changed from the call before (the no-forms retry's refund_method), and a key used again (a replay). */
+  function changes(args, context) {
+    const before = context && context.before;
+    if (!before) return null;
+    const parts = [];
+    for (const [name, value] of Object.entries(args)) {
+      if (!(name in before)) parts.push(badge(`+ ${name}: ${show(value)}`, "added"));
+      else if (JSON.stringify(before[name]) !== JSON.stringify(value)) parts.push(badge(`${name}: ${show(before[name])} → ${show(value)}`, "added"));
+    }
+    for (const name of Object.keys(before)) if (!(name in args)) parts.push(badge(`− ${name}`, "bad"));
+    if (!parts.length) parts.push(badge("same arguments as the call before", "http"));
+    if (context.reused) parts.push(badge(`idempotency_key reused: ${args.idempotency_key}`, "reused"));
+    return el("div", { class: "line changes", "aria-label": "Compared with the call before" }, parts);
+  }
+
+  function toolInfo(tool) {
+    if (!tool) return null;
+    return el("details", { class: "tool-info" }, el("summary", {}, `Tool ${tool.name}: description and input schema`),
+      el("p", { class: "description" }, tool.description || "(no description)"), el("pre", {}, json(tool.inputSchema || {})));
+  }
+
+  function callDetails(entry, context) {
+    const m = entry.message;
+    if (m.method !== "tools/call" || !m.params) return null;
+    const args = m.params.arguments || {};
+    if (m.params.requestState) return null; // a round's retry: the same arguments, with the answers
+    return [changes(args, context), argumentList(args, context && context.tool), toolInfo(context && context.tool)];
+  }
+
+  /* A row of the wire pane; `context` is what the column knows: the tool, the call before, when it was asked. */
+  function wireRow(entry, copy, context) {
     if (entry.kind === "http") {
       const what = entry.http === "GET" ? "open a stream for server messages" : entry.http === "DELETE" ? "end the session" : "";
       return el("li", { class: "msg out http", "data-seq": entry.seq },
-        el("div", { class: "line" }, el("span", { class: "dir" }, "→"), badge(`${entry.http} /mcp`, "http"), el("span", { class: "note" }, what), el("span", { class: "http-status" })));
+        el("div", { class: "line" }, el("span", { class: "dir" }, "→"), badge(`${entry.http} /mcp`, "http"), el("span", { class: "note" }, what), el("span", { class: "http-status" }), timing(entry)));
     }
     const arrow = entry.direction === "out" ? "→" : "←";
     const kind = entry.message.method ? (entry.message.id !== undefined ? "request" : "notification") : "response";
@@ -115,14 +170,17 @@ window.Render = (() => {
         "data-method": entry.message.method || "",
         "data-result": (entry.message.result && entry.message.result.resultType) || (entry.message.error ? "error" : ""),
       },
-      el("div", { class: "line" }, el("span", { class: "dir", title: entry.direction === "out" ? "client to server" : "server to client" }, arrow), summary(entry), el("span", { class: "http-status" })),
+      el("div", { class: "line" }, el("span", { class: "dir", title: entry.direction === "out" ? "client to server" : "server to client" }, arrow), summary(entry), el("span", { class: "http-status" }), timing(entry, context)),
+      callDetails(entry, context),
       sealedFacts(entry),
       el("div", { class: "more" }, el("details", {}, el("summary", {}, "JSON"), el("pre", {}, json(entry.message))), copyButtons(entry, copy))
     );
   }
 
   /* One field of a form, from its JSON Schema: titled choices (oneOf or enum), a boolean, or text. */
-  function field(key, name, schema, required, suggested) {
+  const SUGGESTED = () => el("span", { class: "suggestion", title: "The demo's suggested answer: change it if you like" }, "suggested");
+
+  function field(key, name, schema, required, suggested, destructive) {
     const id = `${key}::${name}`.replace(/[^A-Za-z0-9_-]/g, "_");
     const title = schema.title || name;
     const description = schema.description ? el("span", { class: "description" }, ` ${schema.description}`) : null;
@@ -130,47 +188,82 @@ window.Render = (() => {
     if (options.length) {
       return el("div", { class: "field", role: "radiogroup", "aria-label": title },
         el("span", { class: "label" }, el("strong", {}, title), description),
-        options.map((option, index) => el("label", { class: "choice" },
-          el("input", { type: "radio", name: id, value: JSON.stringify(option.const), "data-field": name, required: required && index === 0,
-            checked: suggested !== undefined && suggested === option.const }),
-          option.title || String(option.const))));
+        options.map((option, index) => {
+          const hinted = suggested !== undefined && suggested === option.const;
+          return el("label", { class: "choice" },
+            el("input", { type: "radio", name: id, value: JSON.stringify(option.const), "data-field": name, required: required && index === 0,
+              checked: hinted && !destructive, "data-suggested": hinted ? "true" : null }),
+            option.title || String(option.const), hinted ? SUGGESTED() : null);
+        }));
     }
     if (schema.type === "boolean") {
       return el("div", { class: "field" },
-        el("label", { class: "choice" }, el("input", { type: "checkbox", name: id, "data-field": name, checked: suggested === true }), el("strong", {}, title)),
+        // A destructive choice (a tool annotated destructiveHint) is never ticked for the person, only suggested.
+        el("label", { class: "choice" }, el("input", { type: "checkbox", name: id, "data-field": name, checked: suggested === true && !destructive,
+          "data-suggested": suggested === true ? "true" : null }), el("strong", {}, title), suggested === true ? SUGGESTED() : null),
         description);
     }
     const type = schema.type === "integer" || schema.type === "number" ? "number" : "text";
     return el("div", { class: "field" },
       el("label", { class: "label", for: id }, title), description,
-      el("input", { id, type, name: id, "data-field": name, required, value: suggested === undefined ? "" : suggested }));
+      el("input", { id, type, name: id, "data-field": name, required, value: suggested === undefined ? "" : suggested }),
+      suggested === undefined ? null : SUGGESTED());
   }
 
-  /* The person's form for one round: every question together, with accept (submit), decline and cancel. */
-  function askForm(event, modern, answer) {
+  /* A URL question as a host shows it: why, the address, and above all the domain the page opens on. */
+  function urlQuestion(question) {
+    let where = { host: question.url, protocol: "" };
+    try { where = new URL(question.url); } catch (_) { /* shown as given */ }
+    return el("div", { class: "url-question" },
+      el("p", { class: "opens" }, "Opens a page on ", el("strong", { class: "domain" }, where.host),
+        where.protocol === "https:" ? null : el("span", { class: "quiet" }, ` (${where.protocol ? where.protocol.slice(0, -1) : "no scheme"}, not https)`)),
+      el("p", { class: "url" }, el("code", {}, question.url)),
+      el("p", { class: "quiet" }, "Nothing you type there passes through this client or the model."));
+  }
+
+  /* The page of a URL question, opened beside it as a host would, with its address bar (the domain first). */
+  function urlPage(question) {
+    let host = question.url;
+    try { host = new URL(question.url).host; } catch (_) { /* shown as given */ }
+    return el("aside", { class: "url-page", "data-ask-key": question.key, "data-elicitation": question.elicitation_id || "", "aria-label": `Page on ${host}` },
+      el("div", { class: "address" }, el("strong", { class: "domain" }, host), el("code", {}, question.url),
+        el("a", { href: question.url, target: "_blank", rel: "noopener", class: "new-tab" }, "Open in a new tab")),
+      el("iframe", { src: question.url, title: `The page on ${host}`, sandbox: "allow-forms allow-same-origin allow-scripts" }),
+      el("p", { class: "page-status quiet", role: "status" }, "Waiting for you to finish on the page."));
+  }
+
+  /* The person's form for one round: every question together, with Submit, Decline and Close without answering. */
+  function askForm(event, modern, answer, destructive) {
     const suggested = event.suggested || {};
     const count = event.questions.length;
+    const url = event.questions.some((question) => question.mode === "url");
     const header = modern
       ? [`Round of ${count} question${count === 1 ? "" : "s"} (input_required)`, event.expires_at ? el("span", { class: "countdown", "data-expires": event.expires_at }) : null]
-      : ["elicitation/create, sent while the call waits"];
-    const form = el("form", { class: "ask", "data-ask": event.ask, "aria-label": "The server asks" },
+      : [url ? "elicitation/create (mode url), sent while the call waits" : "elicitation/create, sent while the call waits"];
+    const hinted = suggested.action === "accept" && !url;
+    const form = el("form", { class: `ask${url ? " url-round" : ""}`, "data-ask": event.ask, "aria-label": "The server asks" },
       el("p", { class: "round" }, header),
+      hinted ? el("p", { class: "suggested-note" }, destructive
+        ? "This confirms a destructive call: nothing is ticked for you. The demo's suggestion is marked."
+        : "The demo filled in its suggested answer (marked suggested); change it as you like.") : null,
       event.questions.map((question, index) => {
         const props = (question.schema && question.schema.properties) || {};
         const required = (question.schema && question.schema.required) || [];
-        return el("fieldset", { class: "question", "data-key": question.key },
+        return el("fieldset", { class: "question", "data-key": question.key, "data-mode": question.mode || "form" },
           el("legend", {}, `${index + 1} of ${count} · ${question.key}`),
           el("p", { class: "message" }, question.message),
-          Object.entries(props).map(([name, schema]) => field(question.key, name, schema, required.includes(name), suggested.action === "accept" ? suggested[name] : undefined)));
+          question.mode === "url" ? urlQuestion(question)
+            : Object.entries(props).map(([name, schema]) => field(question.key, name, schema, required.includes(name), hinted ? suggested[name] : undefined, destructive)));
       }),
       el("div", { class: "actions" },
-        el("button", { type: "submit", class: `primary${suggested.action === "accept" ? " suggested" : ""}` }, "Submit"),
+        el("button", { type: "submit", class: `primary${suggested.action === "accept" ? " suggested" : ""}` }, url ? "Open the page" : "Submit"),
         el("button", { type: "button", "data-action": "decline", class: suggested.action === "decline" ? "suggested" : "" }, "Decline"),
-        el("button", { type: "button", "data-action": "cancel", class: suggested.action === "cancel" ? "suggested" : "" }, "Cancel"),
-        el("span", { class: "hint" }, "Enter submits · Escape cancels")));
+        el("button", { type: "button", "data-action": "cancel", class: suggested.action === "cancel" ? "suggested" : "", title: "Answers cancel: the person dismissed the question" }, "Close without answering"),
+        el("span", { class: "hint" }, url ? "Enter opens the page · Escape closes without answering" : "Enter submits · Escape closes without answering")));
     const contents = () => {
       const found = {};
       for (const fieldset of form.querySelectorAll("fieldset.question")) {
+        if (fieldset.dataset.mode === "url") continue; // a URL question's answer is its action only
         const values = {};
         for (const input of fieldset.querySelectorAll("input[data-field]")) {
           const name = input.dataset.field;
@@ -183,7 +276,22 @@ window.Render = (() => {
       }
       return found;
     };
-    form.addEventListener("submit", (e) => { e.preventDefault(); answer("accept", contents()); });
+    const open = () => {
+      // The page opens beside the question. 2025-11-25: opening it is the answer (accept), and the server says when
+      // the page is done (notifications/elicitation/complete). 2026-07-28: the retry waits until the person has finished.
+      if (!form.parentElement.querySelector(".url-page")) {
+        for (const question of event.questions.filter((q) => q.mode === "url")) form.after(urlPage(question));
+      }
+      if (!modern) { answer("accept", {}); return; }
+      const primary = form.querySelector("button[type=submit]");
+      primary.textContent = "I have finished on the page";
+      form.dataset.opened = "true";
+    };
+    form.addEventListener("submit", (e) => {
+      e.preventDefault();
+      if (url && form.dataset.opened !== "true") open();
+      else answer("accept", contents());
+    });
     for (const button of form.querySelectorAll("button[data-action]")) {
       button.addEventListener("click", () => answer(button.dataset.action, {}));
     }
@@ -196,7 +304,11 @@ window.Render = (() => {
 
   function answered(event, questions) {
     if (event.action !== "accept") {
-      return el("p", { class: "answered" }, `You pressed ${event.action === "decline" ? "Decline" : "Cancel"}.`);
+      const what = event.action === "decline" ? "You pressed Decline" : "You closed the form without answering (cancel)";
+      return el("p", { class: "answered" }, `${what}.`);
+    }
+    if (questions.some((question) => question.mode === "url")) {
+      return el("p", { class: "answered" }, "You opened the page (accept); what you type there goes to the server only.");
     }
     const said = [];
     for (const question of questions) {
@@ -230,5 +342,5 @@ window.Render = (() => {
       el("details", {}, el("summary", {}, "Text content and structuredContent"), el("pre", {}, event.text)));
   }
 
-  return { el, badge, wireRow, askForm, answered, result, duration, NONE };
+  return { el, badge, wireRow, askForm, answered, result, duration, stamp, urlPage, NONE };
 })();
