@@ -328,12 +328,18 @@ def _first_events(ticket: NewTicket, caller: Caller, decisions: Decisions, revie
     return events
 
 
-def not_created(reason: str) -> CreateResult:
+NOT_CREATED_NEXT = (
+    "No ticket was created and nothing was stored. Do not retry unless the customer changes their mind; if they do, "
+    "call again (the same idempotency_key may be reused)."
+)
+# After the bank-account page was closed or ran out: the account is the one thing missing.
+ACCOUNT_NEXT = (
+    "No ticket was created and no account was stored. Ask the customer whether they still want a bank transfer: if "
+    "so, call again with the same arguments and idempotency_key and the server sends them a fresh page; otherwise "
+    "offer store credit (refund_method store_credit)."
+)
+
+
+def not_created(reason: str, next_step: str = NOT_CREATED_NEXT) -> CreateResult:
     """The normal result when the person declined or cancelled mid-call."""
-    return CreateResult(
-        outcome="not_created",
-        ticket=None,
-        reason=reason,
-        next_step="No ticket was created and nothing was stored. Do not retry unless the customer changes their "
-        "mind; if they do, call again (the same idempotency_key may be reused).",
-    )
+    return CreateResult(outcome="not_created", ticket=None, reason=reason, next_step=next_step)
