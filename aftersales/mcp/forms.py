@@ -89,22 +89,6 @@ def _answer_check(form: type[Form]) -> Any:
     return check
 
 
-class RefundMethodForm(Form):
-    """Where the refund should go."""
-
-    refund_method: Annotated[
-        Literal["original_payment", "store_credit"],
-        WithJsonSchema(
-            {
-                "type": "string",
-                "title": "Refund to",
-                "description": "Where the customer wants the money to go.",
-                "oneOf": [{"const": value, "title": title} for value, title in METHOD_TITLES.items()],
-            }
-        ),
-    ]
-
-
 def _method_field(*choices: str) -> Any:
     """A refund-method choice of `choices`, titled for the person."""
     return Annotated[
@@ -118,6 +102,12 @@ def _method_field(*choices: str) -> Any:
             }
         ),
     ]
+
+
+class RefundMethodForm(Form):
+    """Where the refund should go."""
+
+    refund_method: _method_field("original_payment", "store_credit")  # type: ignore[valid-type]
 
 
 class CashRefundMethodForm(Form):

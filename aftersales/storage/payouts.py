@@ -1,12 +1,13 @@
 """Payout requests: the pages that take a refund's bank account, found by the call they answer or the page's token."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import CursorResult, insert, select, update
 from sqlalchemy.orm import Session
 
+from aftersales.clock import as_utc
 from aftersales.storage.base import table_of
 from aftersales.storage.payout_rows import PayoutRequest
 
@@ -42,17 +43,17 @@ class PayoutRepository:
         """The request a caller's idempotency key opened, if any."""
         query = select(*_COLUMNS).where(PayoutRequest.caller == caller, PayoutRequest.idempotency_key == key)
         row = self.session.execute(query).one_or_none()
-        return None if row is None else PayoutRow(*row)
+        return None if row is None else _row(row)
 
     def for_id(self, request_id: str) -> PayoutRow | None:
         """One request by its id."""
         row = self.session.execute(select(*_COLUMNS).where(PayoutRequest.id == request_id)).one_or_none()
-        return None if row is None else PayoutRow(*row)
+        return None if row is None else _row(row)
 
     def for_token(self, digest: str) -> PayoutRow | None:
         """The request whose page token hashes to `digest`."""
         row = self.session.execute(select(*_COLUMNS).where(PayoutRequest.token_digest == digest)).one_or_none()
-        return None if row is None else PayoutRow(*row)
+        return None if row is None else _row(row)
 
     def open(self, values: dict[str, Any]) -> None:
         """Insert a new pending request."""
@@ -93,6 +94,12 @@ class PayoutRepository:
             .values(status="used")
         )
         return _changed(self.session.execute(statement))
+
+
+def _row(values: Any) -> PayoutRow:
+    """A stored row, its time read as UTC (SQLite hands it back without a zone)."""
+    row = PayoutRow(*values)
+    return replace(row, expires_at=as_utc(row.expires_at))
 
 
 def _changed(result: Any) -> bool:
