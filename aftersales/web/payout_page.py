@@ -30,6 +30,7 @@ from aftersales.worlds.errors import UnknownWorld
 T = TypeVar("T")
 COOKIE = "aftersales_payout"
 MAX_BODY = 8 * 1024  # the form's three fields and its check, with room to spare; more is refused unread
+MAX_FIELDS = 8  # the form has four; a body with more is refused before anything is read from it
 GONE = {
     "expired": (410, "This link has expired", "The page was open for a limited time only."),
     "used": (410, "This link was already used", "The account for this refund was already given on this page."),
@@ -52,7 +53,7 @@ color:#fff;cursor:pointer}:focus-visible{outline:3px solid #f59e0b;outline-offse
 
 
 def payout_routes(app: App) -> list[Route]:
-    """The page's routes: /payout/{token} for the default world, /payout/{world}/{token} for a world's."""
+    """The page's routes: /payout/{token}, /payout/{world}/{token} in a world, any other /payout/ path unknown."""
 
     async def page(request: Request) -> Response:
         token, world = request.path_params["token"], request.path_params.get("world")
@@ -67,9 +68,14 @@ def payout_routes(app: App) -> list[Route]:
         response.set_cookie(COOKIE, cookie, httponly=True, samesite="strict", secure=_secure(request), path="/payout")
         return response
 
+    async def unknown(_request: Request) -> Response:
+        return _gone("unknown")
+
     return [
         Route("/payout/{token}", page, methods=["GET", "POST"]),
         Route("/payout/{world}/{token}", page, methods=["GET", "POST"]),
+        # A link cut short or with a slash added is still one of these pages' links, and gets their answer.
+        Route("/payout/{rest:path}", unknown, methods=["GET", "POST"]),
     ]
 
 
@@ -82,9 +88,14 @@ async def _post(app: App, request: Request, token: str, world: str | None) -> Re
         body.extend(chunk)
         if len(body) > MAX_BODY:
             return _message(413, "That was too much to send", "Each field takes a few dozen characters at most.")
-    fields = {name: values[0] for name, values in parse_qs(body.decode("utf-8", "replace"), max_num_fields=8).items()}
+    try:
+        fields = {k: v[0] for k, v in parse_qs(body.decode("utf-8", "replace"), max_num_fields=MAX_FIELDS).items()}
+    except ValueError:  # more fields than the form has
+        return _message(400, "This form could not be read", "Open the link you were given again and resubmit.")
     cookie = request.cookies.get(COOKIE, "")
-    if not cookie or not hmac.compare_digest(fields.get("check", ""), _check(app, token, cookie)):
+    # Compared as bytes: compare_digest refuses text that is not ASCII, and a forged check may be any text.
+    sent = fields.get("check", "").encode()
+    if not cookie or not hmac.compare_digest(sent, _check(app, token, cookie).encode()):
         return _message(403, "This form could not be checked", "Open the link you were given again and resubmit.")
     holder, number, bank = (fields.get(name, "") for name in ("holder", "account", "bank"))
     try:

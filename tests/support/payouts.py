@@ -3,6 +3,7 @@
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 import httpx2
@@ -10,10 +11,16 @@ from mcp.client.session import ClientSession
 from mcp_types import ElicitationCapability, ElicitResult, FormElicitationCapability
 
 from aftersales.app import App
+from aftersales.clock import now
+from aftersales.domain.creation import TicketRequest
+from aftersales.domain.enums import ReasonCode, RefundMethod, TicketKind
+from aftersales.services import payouts
 from aftersales.testing import payout_page
 from aftersales.web.app import create_web_app
+from tests.support.clients import SUPPORT_BOT
 
 ACCOUNT = "GB82 WEST 1234 5698 7654 32"  # a valid IBAN, searched for wherever the flow leaves a trace
+CARD = "6222 0212 3456 7894"  # a valid mainland bank card number (its Luhn digit is right)
 COD_ARGUMENTS = {
     "line_no": 1,
     "kind": "refund_only",
@@ -21,6 +28,26 @@ COD_ARGUMENTS = {
     "description": "The customer no longer needs it",
     "idempotency_key": "cod-refund-0001",
 }
+
+
+def opened_page(app: App, order_id: str, key: str, age: timedelta = timedelta(0)) -> str:
+    """The link of a bank-account page opened for a bank-transfer call under `key`, `age` ago (the service's way)."""
+    request = TicketRequest(
+        order_id=order_id,
+        line_no=1,
+        quantity=1,
+        kind=TicketKind.REFUND_ONLY,
+        reason=ReasonCode.NO_LONGER_NEEDED,
+        description=COD_ARGUMENTS["description"],
+        refund_method=RefundMethod.BANK_TRANSFER,
+        quote_id=None,
+        idempotency_key=key,
+    )
+    base, ttl = app.settings.page_base_url, app.settings.payout_page_ttl
+    page = payouts.open_page(
+        app.uow(write=True), SUPPORT_BOT, request, None, now() - age, ttl, lambda token: f"{base}/payout/{token}"
+    )
+    return page.url
 
 
 @asynccontextmanager
