@@ -225,7 +225,9 @@ def _html(status: int, title: str, body: str) -> HTMLResponse:
         "Cache-Control": "no-store",
         "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; "
         "frame-ancestors 'none'",
-        "Referrer-Policy": "no-referrer",
+        # Not no-referrer: with it a browser sends `Origin: null` on the form's own post, which _same_site refuses.
+        # same-origin keeps the link (its token) from every other site all the same.
+        "Referrer-Policy": "same-origin",
         "X-Content-Type-Options": "nosniff",
     }
     return HTMLResponse(page, status_code=status, headers=headers)
