@@ -1,15 +1,17 @@
-"""Refunds of cash-on-delivery orders by bank transfer: the account only through URL mode, on both revisions."""
+"""Refunds of cash-on-delivery orders by bank transfer: the account only through URL mode, on both revisions, in
+memory and over HTTP."""
 
 from typing import Any
 
+import httpx2
 import pytest
 from mcp_types import ElicitResult
 from sqlalchemy import func, select
 
 from aftersales.storage.payout_rows import PayoutRequest
 from aftersales.testing import payout_page
-from tests.support.clients import connect
-from tests.support.payouts import ACCOUNT, COD_ARGUMENTS, PagePerson, forms_only, page_client
+from tests.support.clients import bearer_token, connect, connect_http
+from tests.support.payouts import ACCOUNT, COD_ARGUMENTS, PagePerson, forms_only, page_client, served_app
 
 pytestmark = pytest.mark.anyio
 TOOL = "after_sales_create_ticket"
@@ -108,3 +110,45 @@ async def test_a_forms_only_client_is_offered_only_store_credit_for_a_cash_on_de
             result = await client.call_tool(TOOL, cod_call(stories))
     options = [o["const"] for o in seen[0].requested_schema["properties"]["refund_method"]["oneOf"]]
     assert options == ["store_credit"] and result.structured_content["ticket"]["refund"]["method"] == "store_credit"
+
+
+# Over real HTTP (uvicorn), its public URL where it listens, so the person opens the link the server handed out.
+
+
+@pytest.mark.http
+async def test_over_http_a_url_mode_client_sends_the_person_to_the_page_and_gets_the_ticket(
+    database_url, tmp_path, mode, stories
+):
+    completed: list[str] = []
+
+    async def notes(message: Any) -> None:
+        if getattr(message, "method", None) == "notifications/elicitation/complete":
+            completed.append(message.params.elicitation_id)
+
+    with served_app(database_url, tmp_path) as (app, url):
+        async with httpx2.AsyncClient() as http:
+            person = PagePerson(http)
+            token = bearer_token(app.caller_keys)
+            async with connect_http(url, token, mode, elicitation_callback=person, message_handler=notes) as client:
+                result = await client.call_tool(TOOL, cod_call(stories))
+        with app.uow() as uow:
+            (request_id,) = uow.session.scalars(select(PayoutRequest.id))
+    assert not result.is_error and result.structured_content["outcome"] == "created", result.content
+    assert person.urls[0].startswith(f"{url}/payout/") and person.pages[0].accepted
+    # 2025-11-25 tells the client the page is done; 2026-07-28 has no back-channel: the retry is the signal.
+    assert completed == ([request_id] if mode == "legacy" else [])
+
+
+@pytest.mark.http
+async def test_over_http_a_client_without_url_mode_gets_the_tool_error_and_no_page(
+    database_url, tmp_path, mode, stories
+):
+    with served_app(database_url, tmp_path) as (app, url), forms_only():
+        async with httpx2.AsyncClient() as http:
+            person = PagePerson(http)
+            async with connect_http(url, bearer_token(app.caller_keys), mode, elicitation_callback=person) as client:
+                result = await client.call_tool(TOOL, cod_call(stories, refund_method="bank_transfer"))
+        with app.uow() as uow:
+            pages = uow.session.scalar(select(func.count()).select_from(PayoutRequest))
+    assert result.is_error and result.meta["aftersales/error"] == "input_needed", result.content
+    assert "store credit" in result.content[0].text and person.urls == [] and pages == 0

@@ -16,12 +16,8 @@ from sqlalchemy import select
 from aftersales.app import App
 from aftersales.services.payouts import digest
 from aftersales.storage.payout_rows import PayoutRequest
-from aftersales.web.app import create_web_app
-from tests.support.apps import settings_for
 from tests.support.browser import browser
-from tests.support.payouts import ACCOUNT, CARD, opened_page
-from tests.support.ports import free_port
-from tests.support.web import serving
+from tests.support.payouts import ACCOUNT, CARD, opened_page, served_app
 
 pytestmark = pytest.mark.http
 WRONG_IBAN = "GB83 WEST 1234 5698 7654 32"  # ACCOUNT with one check digit changed
@@ -32,13 +28,8 @@ def served(sqlite_template: Path, tmp_path_factory: pytest.TempPathFactory) -> I
     """One served app for the module, its public URL where uvicorn listens."""
     folder = tmp_path_factory.mktemp("payout-browser")
     shutil.copyfile(sqlite_template, folder / "aftersales.db")
-    port = free_port()
-    application = App(
-        settings_for(f"sqlite:///{folder / 'aftersales.db'}", folder, public_url=f"http://127.0.0.1:{port}")
-    )
-    with serving(create_web_app(application), port):
-        yield application
-    application.close()
+    with served_app(f"sqlite:///{folder / 'aftersales.db'}", folder) as (app, _url):
+        yield app
 
 
 @pytest.fixture(scope="module")

@@ -1,9 +1,11 @@
-"""Helpers for the bank-account flow: the page served in process, a person who fills it in, a form-only client."""
+"""Helpers for the bank-account flow: the page served in process or over HTTP, a person who fills it in, a form-only
+client, a page opened through the service."""
 
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import httpx2
@@ -17,7 +19,10 @@ from aftersales.domain.enums import ReasonCode, RefundMethod, TicketKind
 from aftersales.services import payouts
 from aftersales.testing import payout_page
 from aftersales.web.app import create_web_app
+from tests.support.apps import settings_for
 from tests.support.clients import SUPPORT_BOT
+from tests.support.ports import free_port
+from tests.support.web import serving
 
 ACCOUNT = "GB82 WEST 1234 5698 7654 32"  # a valid IBAN, searched for wherever the flow leaves a trace
 CARD = "6222 0212 3456 7894"  # a valid mainland bank card number (its Luhn digit is right)
@@ -56,6 +61,19 @@ async def page_client(app: App, server: Any) -> AsyncIterator[httpx2.AsyncClient
     web = create_web_app(app, server)
     async with httpx2.AsyncClient(transport=httpx2.ASGITransport(app=web), base_url=app.settings.page_base_url) as http:
         yield http
+
+
+@contextmanager
+def served_app(database_url: str, folder: Path, **changes: Any) -> Iterator[tuple[App, str]]:
+    """An App on `database_url` served by uvicorn, its public URL where it listens (so its page links open there)."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    app = App(settings_for(database_url, folder, public_url=url, **changes))
+    try:
+        with serving(create_web_app(app), port):
+            yield app, url
+    finally:
+        app.close()
 
 
 @dataclass
