@@ -25,7 +25,7 @@ from tests.support.ports import free_port
 from tests.support.web import serving
 
 ACCOUNT = "GB82 WEST 1234 5698 7654 32"  # a valid IBAN, searched for wherever the flow leaves a trace
-CARD = "6222 0212 3456 7894"  # a valid mainland bank card number (its Luhn digit is right)
+CARD = "6217 0031 8840 2754"  # a valid mainland bank card number (its Luhn digit is right)
 COD_ARGUMENTS = {
     "line_no": 1,
     "kind": "refund_only",
@@ -78,7 +78,7 @@ def served_app(database_url: str, folder: Path, **changes: Any) -> Iterator[tupl
 
 @dataclass
 class PagePerson:
-    """An elicitation callback: chooses bank_transfer in a form, and fills in (or closes) the bank-account page."""
+    """An elicitation callback: chooses bank_transfer (and confirms) in forms, fills in (or closes) the account page."""
 
     http: httpx2.AsyncClient
     action: str = "accept"
@@ -88,6 +88,8 @@ class PagePerson:
 
     async def __call__(self, _context: Any, params: Any) -> ElicitResult:
         if getattr(params, "mode", None) != "url":
+            if "confirm" in params.requested_schema["properties"]:
+                return ElicitResult(action="accept", content={"confirm": True})
             return ElicitResult(action="accept", content={"refund_method": "bank_transfer"})
         self.urls.append(params.url)
         if self.action != "accept":
