@@ -630,7 +630,7 @@ def test_mistyped_form_answers_are_refused_naming_the_field_on_both_revisions_an
 # The bank-account page (issue #25) ------------------------------------------------------------------------------
 # Forged, foreign-world and cut links, and posts to a live page with bad bodies, fields, cookies and headers: each
 # gets a 4xx page of the server's own, never a 5xx, and the page still takes the right account afterwards.
-PAGE_EXAMPLES = 150
+PAGE_EXAMPLES = 100
 
 
 @pytest.mark.usefixtures("same_calls_in_any_selection")
