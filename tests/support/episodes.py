@@ -14,6 +14,7 @@ from aftersales.worlds.model import ADMIN_SCOPE
 from tests.support.clients import bearer_token, connect_http
 from tests.support.creation import create_arguments
 from tests.support.elicitation import Person
+from tests.support.ports import free_port
 from tests.support.web import serving
 from tests.support.worlds import WorldsHome
 
@@ -31,10 +32,14 @@ class Served:
 
 @contextmanager
 def serving_worlds(home: WorldsHome, database_url: str, folder: Path, **changes: Any) -> Iterator[Served]:
-    """Serve `database_url` (the control database) with uvicorn; every world made meanwhile is dropped afterwards."""
+    """Serve `database_url` (the control database) with uvicorn; every world made meanwhile is dropped afterwards.
+
+    The app's `port` is the one it listens on, so the links it hands out (a bank-account page's) open there.
+    """
+    changes = {"port": free_port(), **changes}
     app = App(home.settings(database_url, folder / "var", **changes))
     try:
-        with serving(create_web_app(app)) as url, WorldsClient(url, admin_token(app)) as admin:
+        with serving(create_web_app(app), app.settings.port) as url, WorldsClient(url, admin_token(app)) as admin:
             yield Served(app, url, admin)
     finally:
         with ThreadPoolExecutor(8) as dropping:  # a PostgreSQL DROP DATABASE takes a while; many run at once
