@@ -8,7 +8,7 @@ opaque label (a world's id) that keeps throttles measured on one clock apart fro
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 _source: ContextVar[Callable[[], datetime] | None] = ContextVar("aftersales_clock_source", default=None)
 _scope: ContextVar[str | None] = ContextVar("aftersales_clock_scope", default=None)
@@ -39,6 +39,16 @@ def using(source: Callable[[], datetime], scope: str | None = None) -> Iterator[
     finally:
         _scope.reset(scope_token)
         _source.reset(token)
+
+
+def move_on(by: timedelta) -> None:
+    """From here to the end of the running context, `now()` reads the context's clock moved on by `by`.
+
+    For a scripted person who stepped away in the middle of a call (docs/tasks.md): the world's stored clock moves
+    too, but the call in progress holds the clock it started with, and must see the time that passed.
+    """
+    earlier = _source.get() or wall
+    _source.set(lambda: earlier() + by)
 
 
 def as_utc(value: datetime) -> datetime:

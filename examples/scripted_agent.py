@@ -95,9 +95,9 @@ class Mcp:
 
     def post(self, params: dict[str, Any]) -> dict[str, Any]:
         """One JSON-RPC request; the answer from a JSON or an event-stream body."""
-        # It can answer forms (from the brief), unless told it cannot. When the world answers them itself, none ever
-        # reaches this client.
-        capabilities = {"elicitation": {"form": {}}} if self.shows_forms else {}
+        # It can answer forms and open the shop's pages (URL mode; from the brief), unless told it cannot show forms.
+        # When the world answers them itself, none ever reaches this client.
+        capabilities = {"elicitation": {"form": {}, "url": {}}} if self.shows_forms else {}
         params = {
             **params,
             "_meta": {

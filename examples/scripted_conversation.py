@@ -78,7 +78,17 @@ REASONS = (
     ("don't need", "no_longer_needed"),
     ("changed my mind", "no_longer_needed"),
 )
-METHODS = (("store credit", "store_credit"), ("original payment", "original_payment"), ("my card", "original_payment"))
+METHODS = (
+    ("store credit", "store_credit"),
+    ("original payment", "original_payment"),
+    ("my card", "original_payment"),
+    ("bank account", "bank_transfer"),
+)
+WHERE = {
+    "store_credit": " as store credit",
+    "original_payment": " to your original payment method",
+    "bank_transfer": " by bank transfer",  # to the account given on the shop's own page, never in the chat
+}
 # A next_step sentence meant for the agent ("Tell the customer ...", "Do not call again; use after_sales_...").
 AGENT_ADVICE = re.compile(
     r"^(Tell the customer|Do not|Nothing more to do|This request was already handled)|after_sales_|idempotency",
@@ -462,8 +472,7 @@ class ConversationAgent:
     def agrees(self, arguments: dict[str, Any], total: str) -> bool:
         """Ask the customer to confirm the refund; a change of refund method is taken, then confirmed again."""
         for _ in range(3):
-            method = {"store_credit": " as store credit", "original_payment": " to your original payment method"}
-            where = method.get(str(arguments.get("refund_method")), "")
+            where = WHERE.get(str(arguments.get("refund_method")), "")
             answer = self.ask(f"You would get {total} back{where}. Shall I go ahead and open the return?")
             changed = keyword(METHODS, answer)
             if changed is None or changed == arguments.get("refund_method"):
@@ -512,8 +521,7 @@ class ConversationAgent:
             refund = ticket.get("refund") or {}
             amount = refund.get("display") or total
             if amount:
-                method = {"store_credit": " as store credit", "original_payment": " to your original payment method"}
-                message += f" You will get {amount} back{method.get(str(refund.get('method')), '')}."
+                message += f" You will get {amount} back{WHERE.get(str(refund.get('method')), '')}."
             message += f" {next_step(data)}"
         self.finish(message)
         return message

@@ -6,13 +6,15 @@ waits, so a trace read after a call returned holds that call: nothing is batched
 asked mid-call are taken from what crosses the wire: on 2026-07-28 the `input_required` result and the retry's
 `inputResponses`; on 2025-11-25 each `elicitation/create` the tool sends, seen through the request's session,
 which this middleware hands on wrapped. A world may answer its own forms (a FormAnswerer, the seam for a scripted
-customer): its answers never reach the client and are marked `answered_by: "script"`. Requests outside a world
-are not traced.
+customer): its answers never reach the client and are marked `answered_by: "script"`. It answers a URL question
+too (the bank-account page, visited as the person would); the client then never hears of that question, not even
+its completion notification. Requests outside a world are not traced.
 """
 
+import inspect
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
 from typing import Any, TypeVar
 
@@ -22,7 +24,7 @@ from mcp.server.session import ServerSession
 from mcp.shared.dispatcher import ProgressFnT
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import ServerMessageMetadata
-from mcp_types import INTERNAL_ERROR, ServerRequest
+from mcp_types import INTERNAL_ERROR, RequestId, ServerRequest
 from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
@@ -33,12 +35,23 @@ from aftersales.mcp.recorder import classify
 from aftersales.mcp.requests import tool_call
 from aftersales.worlds import context
 from aftersales.worlds.model import World, iso_exact
-from aftersales.worlds.trace import Draft, FormAnswerer, answers, questions, state_digest
+from aftersales.worlds.trace import (
+    Answer,
+    Draft,
+    FormAnswerer,
+    answers,
+    for_tool,
+    link,
+    question,
+    questions,
+    state_digest,
+)
 
 log = logging.getLogger(__name__)
 ResultT = TypeVar("ResultT", bound=BaseModel)
 SCRIPTED_ROUNDS = 8  # rounds a world's script may answer in one call before the client is asked instead
 Append = Callable[[World, Draft], object]
+Script = Callable[[Mapping[str, Any]], Awaitable[Answer]]
 
 
 class CallTracer:
@@ -84,9 +97,16 @@ class CallTracer:
         await self._write(world, draft, started)
         return result
 
-    def _script_for(self, world: World) -> Callable[[Mapping[str, Any]], dict[str, Any] | None] | None:
+    def _script_for(self, world: World) -> Script | None:
         answerer = self._answerer
-        return None if answerer is None else lambda question: answerer(world.id, question)
+        if answerer is None:
+            return None
+
+        async def script(question: Mapping[str, Any]) -> Answer:
+            answer = answerer(world.id, question)
+            return await answer if inspect.isawaitable(answer) else answer
+
+        return script
 
     async def _answered_by_script(
         self,
@@ -98,18 +118,25 @@ class CallTracer:
         call_next: CallNext,
     ) -> HandlerResult:
         """On 2026-07-28, answer the world's own questions and run the next round here, while the script can."""
+        script = self._script_for(world)
         for _ in range(SCRIPTED_ROUNDS):
             data = plain(result)
-            if self._answerer is None or classify(result)[0] != "input_required":
+            if script is None or classify(result)[0] != "input_required":
                 return result
             asked = questions(data.get("inputRequests"))
-            given = {question["key"]: self._answerer(world.id, question) for question in asked}
+            requests = data.get("inputRequests") or {}
+            given: dict[str, Answer] = {}
+            for one in asked:  # a URL question's link goes to the script, never into the trace
+                params_of = (requests.get(one["key"]) or {}).get("params") or {}
+                given[one["key"]] = await script(one | {"url": link(params_of)} if one.get("mode") else one)
             if not asked or any(answer is None for answer in given.values()):
                 return result  # what the script cannot answer, the client is asked
+            recorded = answers(given, scripted=True)
             draft.rounds.append(
-                {"via": "input_required", "questions": asked, "answers": answers(given), "answered_by": "script"}
+                {"via": "input_required", "questions": asked, "answers": recorded, "answered_by": "script"}
             )
-            params = {**params, "inputResponses": given, "requestState": data.get("requestState")}
+            responses = {key: for_tool(answer) for key, answer in given.items() if answer is not None}
+            params = {**params, "inputResponses": responses, "requestState": data.get("requestState")}
             result = await call_next(replace(ctx, params=params))
         return result
 
@@ -156,10 +183,11 @@ class ObservedSession(ServerSession):
         self,
         inner: ServerSession,
         rounds: list[dict[str, Any]],
-        script: Callable[[Mapping[str, Any]], dict[str, Any] | None] | None,
+        script: Script | None,
     ) -> None:
         self.__dict__.update(inner.__dict__)  # the same channels and connection; only send_request is observed
         self._rounds, self._script = rounds, script
+        self._scripted_pages: set[str] = set()  # URL questions the script answered: the client never saw them
 
     async def send_request(
         self,
@@ -175,19 +203,31 @@ class ObservedSession(ServerSession):
                 request, result_type, request_read_timeout_seconds, metadata, progress_callback
             )
         params = to_jsonable_python(request.params, by_alias=True, exclude_none=True, fallback=str)
-        question = {"key": None, "method": request.method, "message": params.get("message")}
-        question["requested_schema"] = params.get("requestedSchema")
-        round_: dict[str, Any] = {"via": "elicitation/create", "questions": [question], "answers": None}
+        asked = question(None, request.method, params)
+        round_: dict[str, Any] = {"via": "elicitation/create", "questions": [asked], "answers": None}
         round_["answered_by"] = None
         self._rounds.append(round_)
-        scripted = self._script(question) if self._script is not None else None
+        scripted = None
+        if self._script is not None:  # a URL question's link goes to the script, never into the trace
+            scripted = await self._script(asked | {"url": link(params)} if "mode" in asked else asked)
         if scripted is not None:
-            answer, round_["answered_by"] = result_type.model_validate(scripted), "script"
+            answer, round_["answered_by"] = result_type.model_validate(for_tool(scripted)), "script"
+            if "mode" in asked:
+                self._scripted_pages.add(str(params.get("elicitationId")))
         else:
             answer = await super().send_request(
                 request, result_type, request_read_timeout_seconds, metadata, progress_callback
             )
             round_["answered_by"] = "client"
         given = answer.model_dump(mode="json", exclude_none=True)
-        round_["answers"] = [{"key": None, "action": given.get("action"), "content": given.get("content")}]
+        entry = {"key": None, "action": given.get("action"), "content": given.get("content")}
+        if scripted is not None and scripted.get("page") is not None:
+            entry["page"] = scripted["page"]
+        round_["answers"] = [entry]
         return answer
+
+    async def send_elicit_complete(self, elicitation_id: str, related_request_id: RequestId | None = None) -> None:
+        """Tell the client a URL question is complete, unless the world's script answered it (it never saw it)."""
+        if elicitation_id in self._scripted_pages:
+            return
+        await super().send_elicit_complete(elicitation_id, related_request_id)

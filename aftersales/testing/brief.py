@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
-from aftersales.testing.customer import settled
+from aftersales.testing.customer import for_brief, settled
 from aftersales.testing.tasks import Customer, FormAnswer, Task
 
 if TYPE_CHECKING:
@@ -55,9 +55,14 @@ def brief_for(task: Task, trial: int, forms: Literal["world", "client"]) -> Brie
         trial=trial,
         world_time=at,
         forms=forms,
-        customer=settled(task.customer),  # no conversation to make their mistakes or change their mind in
+        customer=_shown(settled(task.customer)),  # no conversation to make their mistakes or change their mind in
         mention=task.mention,
     )
+
+
+def _shown(customer: Customer) -> Customer:
+    """The customer as a brief shows them: their answers on the bank-account page left out."""
+    return customer.model_copy(update={"forms": for_brief(customer.forms)})
 
 
 class ConversationBrief(TrialHeader):
@@ -91,7 +96,7 @@ def conversation_brief_for(
         world_time=task.world.clock.strftime("%Y-%m-%dT%H:%M:%SZ"),
         opening=task.customer.opening,
         forms=forms,
-        form_answers=task.customer.forms if forms == "client" else {},
+        form_answers=for_brief(task.customer.forms) if forms == "client" else {},
     )
     brief._customer = customer
     return brief

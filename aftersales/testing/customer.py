@@ -3,7 +3,9 @@
 A question is found in the customer's script by its key (`after_sales_create_ticket:refund_method`). A 2025-11-25
 `elicitation/create` carries no key, so there the form is recognised by its fields: the scripted answer whose
 content has exactly those fields, else the one whose key names the form's one field. A question the task did not
-foresee is cancelled, as a person would close a form they did not expect.
+foresee is cancelled, as a person would close a form they did not expect. A URL question (the bank-account page) is
+found by its key, which on 2025-11-25 is the one URL question this server asks; the world answers it on the page
+itself (testing/pages.py), and a brief shows only the action (`for_brief`), never what the customer types there.
 
 A customer who changes their mind in a conversation (`changes_mind`) is answered for as `following(customer, ...)`:
 the conversation's engine hands that customer on (ScriptedCustomer's `on_change`), and the host answers the world's
@@ -18,6 +20,7 @@ from mcp.client.session import ClientRequestContext, ElicitationFnT
 from mcp_types import ElicitRequestFormParams, ElicitRequestParams, ElicitResult, ErrorData
 
 from aftersales.domain.creation import REFUND_WHERE
+from aftersales.mcp.url_questions import ACCOUNT_QUESTION
 from aftersales.testing.tasks import Customer, FormAnswer, Scalar, Wants
 
 UNSCRIPTED = FormAnswer(action="cancel")
@@ -39,6 +42,16 @@ def form_answer(forms: Mapping[str, FormAnswer], key: str | None, fields: set[st
         if named.rpartition(":")[2] in fields:
             return answer
     return UNSCRIPTED
+
+
+def url_answer(customer: Customer, key: str | None) -> FormAnswer:
+    """How the customer answers a URL question: by its key, or without one (2025-11-25) the bank-account page's."""
+    return customer.forms.get(key or ACCOUNT_QUESTION, UNSCRIPTED)
+
+
+def for_brief(forms: Mapping[str, FormAnswer]) -> dict[str, FormAnswer]:
+    """Form answers as a brief shows them: what the customer types on a page stays out (an agent never reads it)."""
+    return {key: answer.model_copy(update={"page": None}) for key, answer in forms.items()}
 
 
 def following(customer: Customer, choices: Mapping[str, Scalar]) -> Customer:

@@ -1,6 +1,8 @@
 """A task's events, played by the server after a call in a trial's world returns: the clock moves, an answer is lost.
 
-Tool middleware placed just inside the worlds tracer; calls outside a trial pass straight through.
+Tool middleware placed just inside the worlds tracer; calls outside a trial pass straight through. It also plays
+the task's client: a task whose `world.client` says `url_mode: false` has the server see its calls as from a client
+that did not declare URL-mode elicitation, whatever the agent's client declared.
 """
 
 import threading
@@ -13,6 +15,7 @@ from typing import Any
 
 import anyio
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.session import ServerSession
 from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR
 
@@ -52,6 +55,8 @@ class TaskEvents:
         """Pass the call on; then advance the clock or lose the answer when the task says so."""
         params, world = tool_call(ctx), context.current()
         trial = self._trials.get(world.id) if world is not None and params is not None else None
+        if trial is not None and trial.start.client is not None and not trial.start.client.url_mode:
+            without_url_mode(ctx.session)
         result = await call_next(ctx)
         if trial is None or params is None or classify(result)[0] == "input_required":
             return result
@@ -69,6 +74,16 @@ class TaskEvents:
             # What a server that fails after committing says: the agent cannot tell whether the call took effect.
             raise MCPError(INTERNAL_ERROR, f"Internal error (reference {uuid.uuid4().hex[:12]}).")
         return result
+
+
+def without_url_mode(session: ServerSession) -> None:
+    """Take this connection's client as one without URL-mode elicitation (its forms, if any, stay)."""
+    capabilities = session.client_capabilities
+    elicitation = capabilities.elicitation if capabilities is not None else None
+    if capabilities is None or elicitation is None or elicitation.url is None:
+        return
+    limited = capabilities.model_copy(update={"elicitation": elicitation.model_copy(update={"url": None})})
+    session._connection.client_capabilities = limited  # what every capability check of the call reads
 
 
 def mark_faults(

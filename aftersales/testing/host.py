@@ -10,7 +10,7 @@ import socket
 import tempfile
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Awaitable, Iterator, Mapping
 from concurrent.futures import Future
 from contextlib import ExitStack, contextmanager
 from datetime import timedelta
@@ -32,6 +32,7 @@ from aftersales.testing.conversation.model import ChangesMind, CustomerEngine
 from aftersales.testing.customer import answer_question
 from aftersales.testing.events import Trial, Trials, mark_faults
 from aftersales.testing.hosting import CALLER, TOKEN_TTL, TrialHost, TrialWorld
+from aftersales.testing.pages import answer_on_page
 from aftersales.testing.rows import insert_rows
 from aftersales.testing.tasks import Customer, WorldStart
 from aftersales.web import serving
@@ -39,6 +40,7 @@ from aftersales.web.serving import Server
 from aftersales.worlds import inspect
 from aftersales.worlds.model import World
 from aftersales.worlds.service import Worlds
+from aftersales.worlds.trace import Answer
 
 # The harness serves many episodes at once for one caller id: limits meant for runaway loops in production would
 # throttle trials against each other.
@@ -204,11 +206,16 @@ class Host(TrialHost):
         trial = self.trials.get(world_id)
         return None if trial is None else self._served.get(tuple(sorted(trial.start.settings.items())))
 
-    def _answer(self, world_id: str, question: Mapping[str, Any]) -> dict[str, Any] | None:
-        """The worlds' FormAnswerer: a trial's customer answers its world's forms, when the world answers them."""
-        trial = self.trials.get(world_id)
-        if trial is None or trial.customer is None:
+    def _answer(self, world_id: str, question: Mapping[str, Any]) -> Answer | Awaitable[Answer]:
+        """The worlds' FormAnswerer: a trial's customer answers its world's forms, when the world answers them.
+
+        A URL question they answer on the page, which the trial's own web app serves.
+        """
+        trial, served = self.trials.get(world_id), self._route(world_id)
+        if trial is None or trial.customer is None or served is None:
             return None
+        if question.get("mode") == "url":
+            return answer_on_page(trial.customer, question, served.web, lambda by: self.advance_world(world_id, by))
         return answer_question(trial.customer, question)
 
     def _new_world(self, start: WorldStart) -> World:

@@ -54,7 +54,41 @@ def task_problems(task: Task, catalogue: Catalogue) -> list[Problem]:
         + _tool_problems(task, catalogue)
         + table_problems(task)
         + _saved_field_problems(task, catalogue)
+        + page_problems(task)
     )
+
+
+def page_problems(task: Task) -> list[Problem]:
+    """A URL question answered like a form, or a form answered with a page (the server's URL questions are known)."""
+    from aftersales.mcp.url_questions import ACCOUNT_QUESTION  # the SDK: imported only to lint
+
+    problems, url_questions = [], {ACCOUNT_QUESTION}  # asked in URL mode: answered on a page, never with content
+    for key, answer in task.customer.forms.items():
+        where = f"customer.forms.{key}"
+        if key in url_questions and answer.content is not None:
+            problems.append(
+                (
+                    f"{where}.content",
+                    f"{key} is a URL question (a page, not a form): it takes no content; "
+                    "say what the customer types there under page",
+                )
+            )
+        elif key in url_questions and answer.action == "accept" and answer.page is None:
+            problems.append(
+                (
+                    where,
+                    f"{key} is answered accept with no page: give the page's holder, account and bank "
+                    "(and waits, to let it expire), or answer decline or cancel (the customer closes it)",
+                )
+            )
+        elif key not in url_questions and answer.page is not None:
+            problems.append(
+                (
+                    f"{where}.page",
+                    f"{key} is a form, not a URL question: page answers only {', '.join(sorted(url_questions))}",
+                )
+            )
+    return problems
 
 
 def _story_problems(task: Task, catalogue: Catalogue) -> list[Problem]:

@@ -8,11 +8,13 @@ what the page said, never the account.
 
 import re
 from dataclasses import dataclass
+from html import unescape
 
 import httpx2
 
 _CHECK = re.compile(r'name="check" value="([0-9a-f]{64})"')
 _HEADING = re.compile(r"<h1>(.*?)</h1>")
+_RECEIVED = re.compile(r"account ending (.+?) \(reference (PO-[A-Z0-9]+)\)")
 
 
 @dataclass(frozen=True)
@@ -23,6 +25,8 @@ class PageAnswer:
     heading: str
     accepted: bool
     html: str
+    account_mask: str | None = None  # what a page that took the account says of it (•••• 5432), and its reference
+    reference: str | None = None
 
 
 async def visit(http: httpx2.AsyncClient, url: str) -> tuple[PageAnswer, str | None]:
@@ -46,9 +50,13 @@ async def submit(
 
 def _answer(response: httpx2.Response) -> PageAnswer:
     heading = _HEADING.search(response.text)
+    accepted = response.status_code == 200 and "account was received" in response.text
+    received = _RECEIVED.search(response.text) if accepted else None
     return PageAnswer(
         status=response.status_code,
         heading=heading.group(1) if heading else "",
-        accepted=response.status_code == 200 and "account was received" in response.text,
+        accepted=accepted,
         html=response.text,
+        account_mask=unescape(received.group(1)) if received else None,
+        reference=received.group(2) if received else None,
     )

@@ -30,6 +30,7 @@ IN_PROCESS_ONLY = {
     "settings": "a running server has one set of settings for every world",
     "rows": "extra rows are written straight into the world's database, which only the harness's own server reaches",
     "events": "events are played by middleware the harness installs in its own server",
+    "client": "the client a task plays is set by middleware the harness installs in its own server",
 }
 WORLD_FORMS = (
     'forms answered by the world (forms="world", the default of aftersales.run, or world.answer_forms_as): '

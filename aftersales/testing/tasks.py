@@ -99,6 +99,17 @@ class Event(Strict):
     )
 
 
+class ClientLimits(Strict):
+    """What the trial's client is taken to lack, whatever it declares (the harness's own server only)."""
+
+    url_mode: bool = Field(
+        default=True,
+        description="false: the server treats the client as one that did not declare URL-mode elicitation, so it "
+        "never sends the customer to the bank-account page (a bank_transfer refund is a tool error saying to offer "
+        "store credit).",
+    )
+
+
 class WorldStart(Strict):
     """The world a trial starts from."""
 
@@ -113,13 +124,44 @@ class WorldStart(Strict):
         default_factory=dict, description="Extra rows by table, inserted before the first trial."
     )
     events: list[Event] = Field(default_factory=list, description="What happens during the episode.")
+    client: ClientLimits | None = Field(default=None, description="What the trial's client is taken to lack.")
+
+
+class PageVisit(Strict):
+    """What the customer does on the shop's bank-account page a URL question sends them to."""
+
+    holder: str = Field(max_length=200, description="The account holder's name, as they type it.")
+    account: str = Field(
+        max_length=64,
+        description="The IBAN or bank card number they type (a test number: it is never in a brief, a result or a "
+        "trace; the page checks its check digit).",
+        examples=["GB82 WEST 1234 5698 7654 32"],
+    )
+    bank: str = Field(max_length=200, description="The bank's name, as they type it.")
+    waits: str | None = Field(
+        default=None,
+        pattern=DURATION,
+        description="They open the page and step away this long before submitting: the world's clock moves on "
+        "(past the page's lifetime, AFTERSALES_PAYOUT_PAGE_TTL, the page has expired and takes nothing).",
+    )
 
 
 class FormAnswer(Strict):
-    """How the customer answers one form: the MCP elicitation result they give."""
+    """How the customer answers one question: the MCP elicitation result they give (and, for a URL, the page)."""
 
     action: Literal["accept", "decline", "cancel"]
     content: dict[str, Scalar] | None = Field(default=None, description="The form's fields, for accept.")
+    page: PageVisit | None = Field(
+        default=None,
+        description="A URL question (after_sales_create_ticket:bank_account) answered accept: what they do on the "
+        "page. decline or cancel: they close it without giving anything.",
+    )
+
+    @model_validator(mode="after")
+    def _page_or_content(self) -> Self:
+        if self.page is not None and (self.action != "accept" or self.content is not None):
+            raise ValueError("page goes with action accept and no content: it answers a URL question, not a form")
+        return self
 
 
 class Wants(Strict):
@@ -447,6 +489,13 @@ class Task(Strict):
     reference: list[Step] = Field(
         min_length=1, description="The calls a correct agent makes, and in a conversation what it says."
     )
+
+    @property
+    def needs_url_mode(self) -> bool:
+        """The customer gives their account on the shop's page, which only a client with URL mode can open for them."""
+        opens = self.world.client is None or self.world.client.url_mode
+        given = [answer.page for answer in self.customer.forms.values() if answer.page is not None]
+        return opens and any(page.waits is None for page in given)
 
     @property
     def turn_limit(self) -> int:

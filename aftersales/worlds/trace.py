@@ -9,7 +9,9 @@ questions asked mid-call with the answers received and who gave them:
 - 2025-11-25: each `elicitation/create` request sent mid-call is a round of one question, answered in the same call.
 
 A round is answered by the `client`, or by a `script`: a FormAnswerer that answers a world's forms itself (the
-seam for a scripted customer; see docs/worlds.md).
+seam for a scripted customer; see docs/worlds.md). A URL question (`mode: "url"`, the bank-account page) is recorded
+without its link, which opens the page once; a script answers it by visiting the page, and its answer holds a
+`page` record of what the page showed (the masked account and the payout reference, never the number).
 
 A conversation trial adds turns to the same trace, numbered in the same sequence, so customer turns, tool calls and
 form rounds read as one timeline: a turn has `"type": "turn"` (a call has no type), who spoke, the text, the facts
@@ -18,7 +20,7 @@ the customer revealed and the engine that played it. Readers that want calls onl
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -27,10 +29,17 @@ TURN = "turn"  # the type of a conversation turn; a tool call's entry has no typ
 SECRET_WORDS = ("token", "secret", "password", "authorization")
 
 
-class FormAnswerer(Protocol):
-    """Answers a world's question itself (`{"action": …, "content": …}`), or returns None to leave it to the client."""
+Answer = dict[str, Any] | None
 
-    def __call__(self, world_id: str, question: Mapping[str, Any]) -> dict[str, Any] | None: ...
+
+class FormAnswerer(Protocol):
+    """Answers a world's question itself (`{"action": …, "content": …}`), or returns None to leave it to the client.
+
+    It may answer at once or be awaited (a URL question is answered by visiting the page). A URL question carries
+    its `url` here only; an answer may add a `page` record, which goes into the trace and never to the tool.
+    """
+
+    def __call__(self, world_id: str, question: Mapping[str, Any]) -> Answer | Awaitable[Answer]: ...
 
 
 @dataclass
@@ -73,25 +82,40 @@ def questions(input_requests: object) -> list[dict[str, Any]]:
     asked = []
     for key, request in input_requests.items():
         params = request.get("params", {}) if isinstance(request, Mapping) else {}
-        asked.append(
-            {
-                "key": str(key),
-                "method": request.get("method") if isinstance(request, Mapping) else None,
-                "message": params.get("message"),
-                "requested_schema": params.get("requestedSchema"),
-            }
-        )
+        method = request.get("method") if isinstance(request, Mapping) else None
+        asked.append(question(str(key), method, params))
     return asked
 
 
-def answers(input_responses: object) -> list[dict[str, Any]]:
-    """The answers a retried call carried, by key."""
+def question(key: str | None, method: object, params: Mapping[str, Any]) -> dict[str, Any]:
+    """One question as the trace records it: a URL question is marked `mode: "url"` and kept without its link."""
+    asked = {"key": key, "method": method, "message": params.get("message")}
+    asked["requested_schema"] = params.get("requestedSchema")
+    if params.get("mode") == "url":
+        asked["mode"] = "url"
+    return asked
+
+
+def link(params: Mapping[str, Any]) -> str | None:
+    """The link a URL question sends the person to (for a script to visit; the trace never keeps it)."""
+    url = params.get("url") if params.get("mode") == "url" else None
+    return url if isinstance(url, str) else None
+
+
+def for_tool(answer: Mapping[str, Any]) -> dict[str, Any]:
+    """A script's answer as the tool receives it: the elicitation result, without the trace's `page` record."""
+    return {name: value for name, value in answer.items() if name != "page"}
+
+
+def answers(input_responses: object, scripted: bool = False) -> list[dict[str, Any]]:
+    """The answers a retried call carried, by key; a script's keep their `page` record (a client's never do)."""
     if not isinstance(input_responses, Mapping):
         return []
     given = []
     for key, response in input_responses.items():
         answer = response if isinstance(response, Mapping) else {}
-        given.append({"key": str(key), "action": answer.get("action"), "content": answer.get("content")})
+        entry = {"key": str(key), "action": answer.get("action"), "content": answer.get("content")}
+        given.append(entry | ({"page": answer["page"]} if scripted and answer.get("page") is not None else {}))
     return given
 
 

@@ -23,6 +23,7 @@ def test_a_start_with_only_a_source_and_a_clock_is_made_by_a_running_server() ->
         ({"settings": {"review_recent_tickets": 1}}, "world.settings (a running server has one set of settings"),
         ({"rows": {"tickets": [{"id": "T-2026-9001"}]}}, "world.rows (extra rows are written straight into"),
         ({"events": [{"after": "after_sales_create_ticket", "lose_response": True}]}, "world.events (events are"),
+        ({"client": {"url_mode": False}}, "world.client (the client a task plays is set by middleware"),
     ],
 )
 def test_each_task_field_a_running_server_cannot_honour_is_named_with_what_to_do(start: dict, named: str) -> None:

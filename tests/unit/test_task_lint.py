@@ -10,7 +10,7 @@ from pydantic import BaseModel
 from aftersales.settings import Settings
 from aftersales.testing.lint import Catalogue, task_problems, tool_names
 from aftersales.testing.loader import lint, shipped_tasks
-from aftersales.testing.tasks import Task
+from aftersales.testing.tasks import FormAnswer, Task
 
 TSHIRTS = yaml.safe_load((shipped_tasks() / "refund-tshirts-store-credit.yaml").read_text(encoding="utf-8"))
 ESTIMATE, CREATE = 1, 2  # the reference's estimate (saved as estimate) and its create, between two say steps
@@ -206,3 +206,42 @@ def test_the_lint_of_files_names_each_file_and_lists_format_problems_one_per_lin
         [str(tmp_path / "broken.yaml"), "reference.2"],
         [str(tmp_path / "wrong.yaml"), "story"],
     ]
+
+
+ACCOUNT = "after_sales_create_ticket:bank_account"
+PAGE = {"holder": "Wei Zhang", "account": "GB82 WEST 1234 5698 7654 32", "bank": "Barclays"}
+
+
+@pytest.mark.parametrize(
+    ("key", "answer", "expected"),
+    [
+        (
+            ACCOUNT,
+            {"action": "accept", "content": {"iban": "GB82"}},
+            f"customer.forms.{ACCOUNT}.content: {ACCOUNT} is a URL question (a page, not a form): it takes no "
+            "content; say what the customer types there under page",
+        ),
+        (
+            ACCOUNT,
+            {"action": "accept"},
+            f"customer.forms.{ACCOUNT}: {ACCOUNT} is answered accept with no page: give the page's holder, account "
+            "and bank (and waits, to let it expire), or answer decline or cancel (the customer closes it)",
+        ),
+        (
+            "after_sales_create_ticket:refund_method",
+            {"action": "accept", "page": PAGE},
+            "customer.forms.after_sales_create_ticket:refund_method.page: after_sales_create_ticket:refund_method "
+            f"is a form, not a URL question: page answers only {ACCOUNT}",
+        ),
+    ],
+)
+def test_a_url_question_answered_like_a_form_or_a_form_answered_with_a_page_is_one_line(
+    catalogue: Catalogue, key: str, answer: dict[str, Any], expected: str
+):
+    assert problems(catalogue, set_path("customer", "forms", key, value=answer)) == [expected]
+
+
+def test_a_page_answer_is_refused_beside_content_or_with_an_action_other_than_accept():
+    for answer in ({"action": "cancel", "page": PAGE}, {"action": "accept", "content": {"x": 1}, "page": PAGE}):
+        with pytest.raises(ValueError, match="page goes with action accept and no content"):
+            FormAnswer.model_validate(answer)

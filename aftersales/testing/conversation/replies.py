@@ -55,6 +55,7 @@ _REASONS = {
 _METHODS = {
     "original_payment": "Back to my original payment method, please.",
     "store_credit": "Store credit, please.",
+    "bank_transfer": "To my bank account, please.",
 }
 NO_METHOD = {
     "decline": "I'd rather not choose how the money comes back.",
