@@ -9,6 +9,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from aftersales.mcp.metrics import Metrics
 from aftersales.security.cursors import SignedCursors
 from aftersales.security.keys import caller_keys, key_ring
+from aftersales.security.payout_keys import AccountCipher
 from aftersales.settings import Settings
 from aftersales.storage.audit import AuditLog
 from aftersales.storage.database import make_engine, make_session_factory
@@ -61,6 +62,19 @@ class App:
             variable="AFTERSALES_STATE_KEYS",
             strict=True,
         )
+
+    @cached_property
+    def payout_cipher(self) -> AccountCipher:
+        """The cipher payout accounts are stored with: the first key of AFTERSALES_PAYOUT_KEYS seals, all open."""
+        keys = key_ring(
+            self.settings.payout_keys,
+            env=self.settings.env,
+            data_dir=self.settings.data_dir,
+            name="payout_keys",
+            variable="AFTERSALES_PAYOUT_KEYS",
+            strict=True,
+        )
+        return AccountCipher(keys)
 
     @cached_property
     def cursors(self) -> SignedCursors:

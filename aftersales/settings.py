@@ -62,6 +62,17 @@ class Settings(BaseSettings):
     quote_ttl: Duration = Field(default=timedelta(minutes=30), description="How long refund quotes are held.")
     state_keys: str | None = Field(default=None, description="Comma-separated requestState keys; first seals.")
     state_ttl: Duration = Field(default=timedelta(minutes=10), description="How long one input_required round lives.")
+    payout_keys: str | None = Field(
+        default=None, description="Comma-separated keys sealing payout bank accounts at rest; first seals."
+    )
+    payout_page_ttl: Duration = Field(
+        default=timedelta(minutes=15), gt=timedelta(0), description="How long a bank-account page link works."
+    )
+    public_url: str | None = Field(
+        default=None,
+        pattern=r"^https?://[^\s/?#]+(/[^\s?#]*)?$",
+        description="The address people open the server's pages at (the bank-account page); default http://host:port.",
+    )
     idempotency_ttl: Duration = Field(default=timedelta(hours=24), description="How long idempotency keys are kept.")
     # The shop's thresholds default to the policy's (aftersales.domain.policy.THRESHOLDS).
     confirm_above_minor: int = Field(
@@ -113,6 +124,11 @@ class Settings(BaseSettings):
             review_recent_tickets=self.review_recent_tickets,
             review_window=self.review_window,
         )
+
+    @property
+    def page_base_url(self) -> str:
+        """Where the server's own pages are opened: the public URL as set, else this bind's address."""
+        return (self.public_url or f"http://{self.host}:{self.port}").rstrip("/")
 
     @property
     def worlds_admin_enabled(self) -> bool:

@@ -68,7 +68,8 @@ def check_refund_method(kind: TicketKind, method: RefundMethod | None, allowed: 
         options = ", ".join(m.value for m in allowed)
         raise RuleViolation(
             f"refund_method {method.value!r} is not available for this order.",
-            f"This order can be refunded to: {options} (gift-card payments come back as store credit).",
+            f"This order can be refunded to: {options} (gift-card payments come back as store credit; cash paid on "
+            "delivery by bank transfer or store credit).",
             f"Ask the customer to choose {options}, or omit refund_method to let them choose.",
         )
 
@@ -130,6 +131,7 @@ def needs_review(total_minor: int, review_above_minor: int, recent_tickets: int,
 REFUND_WHERE = {
     RefundMethod.ORIGINAL_PAYMENT: "to the original payment method",
     RefundMethod.STORE_CREDIT: "as store credit",
+    RefundMethod.BANK_TRANSFER: "by bank transfer",
 }
 
 

@@ -181,4 +181,9 @@ def policy_notes(line: LineContext, reason: ReasonCode, breakdown: Breakdown) ->
         notes.append("Shipping is not refunded when the shop is not at fault.")
     if line.payment_method is PaymentMethod.GIFT_CARD:
         notes.append("The order was paid by gift card, so the refund goes to store credit.")
+    if line.payment_method is PaymentMethod.CASH_ON_DELIVERY:
+        notes.append(
+            "The order was paid in cash on delivery, so the refund goes by bank transfer (the customer gives the "
+            "account on the shop's own page, never in the chat) or to store credit."
+        )
     return notes

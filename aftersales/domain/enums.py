@@ -25,6 +25,7 @@ class PaymentMethod(StrEnum):
     CARD = "card"
     WALLET = "wallet"
     GIFT_CARD = "gift_card"
+    CASH_ON_DELIVERY = "cash_on_delivery"
 
 
 class OrderStatus(StrEnum):
@@ -68,6 +69,7 @@ class RefundMethod(StrEnum):
 
     ORIGINAL_PAYMENT = "original_payment"
     STORE_CREDIT = "store_credit"
+    BANK_TRANSFER = "bank_transfer"  # cash-on-delivery orders: to an account the customer gives on the shop's page
 
 
 class TicketStatus(StrEnum):

@@ -46,11 +46,13 @@ SELLER_AT_FAULT: frozenset[ReasonCode] = frozenset(
     }
 )
 
-# Where a refund may go, by how the order was paid: gift-card payments come back as store credit only.
+# Where a refund may go, by how the order was paid: gift-card payments come back as store credit only; cash paid on
+# delivery has no payment to go back to, so it goes to a bank account the customer gives on the shop's own page.
 REFUND_METHODS: dict[PaymentMethod, tuple[RefundMethod, ...]] = {
     PaymentMethod.CARD: (RefundMethod.ORIGINAL_PAYMENT, RefundMethod.STORE_CREDIT),
     PaymentMethod.WALLET: (RefundMethod.ORIGINAL_PAYMENT, RefundMethod.STORE_CREDIT),
     PaymentMethod.GIFT_CARD: (RefundMethod.STORE_CREDIT,),
+    PaymentMethod.CASH_ON_DELIVERY: (RefundMethod.BANK_TRANSFER, RefundMethod.STORE_CREDIT),
 }
 
 

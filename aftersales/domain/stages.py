@@ -9,6 +9,7 @@ from aftersales.domain.policy import STATUS_SLA
 _METHOD_WORDS = {
     RefundMethod.ORIGINAL_PAYMENT: "the original payment method",
     RefundMethod.STORE_CREDIT: "store credit",
+    RefundMethod.BANK_TRANSFER: "the bank account the customer gave",
 }
 
 

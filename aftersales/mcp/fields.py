@@ -142,8 +142,9 @@ CancelKey = Annotated[
 ]
 OptionalRefundMethod = optional_field(
     RefundMethod,
-    "Where the money goes, for refund kinds only: original_payment or store_credit. Omit it to let the server ask "
-    "the customer; never send it for exchange or repair.",
+    "Where the money goes, for refund kinds only: original_payment or store_credit; for cash-on-delivery orders "
+    "bank_transfer or store_credit (the server then asks the customer for the account on the shop's own page: never "
+    "ask for it yourself). Omit it to let the server ask the customer; never send it for exchange or repair.",
     "original_payment",
 )
 OptionalQuoteId = optional_field(

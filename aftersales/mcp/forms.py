@@ -19,6 +19,7 @@ _ANSWER_CHECKS: dict[type["Form"], Any] = {}  # the compiled check of a form's a
 METHOD_TITLES = {
     "original_payment": "Back to the card or wallet used to pay",
     "store_credit": "Store credit, usable right away",
+    "bank_transfer": "Bank transfer, to an account given on the shop's own page",
 }
 
 
@@ -88,20 +89,44 @@ def _answer_check(form: type[Form]) -> Any:
     return check
 
 
-class RefundMethodForm(Form):
-    """Where the refund should go."""
-
-    refund_method: Annotated[
-        Literal["original_payment", "store_credit"],
+def _method_field(*choices: str) -> Any:
+    """A refund-method choice of `choices`, titled for the person."""
+    return Annotated[
+        Literal[choices],
         WithJsonSchema(
             {
                 "type": "string",
                 "title": "Refund to",
                 "description": "Where the customer wants the money to go.",
-                "oneOf": [{"const": value, "title": title} for value, title in METHOD_TITLES.items()],
+                "oneOf": [{"const": value, "title": METHOD_TITLES[value]} for value in choices],
             }
         ),
     ]
+
+
+class RefundMethodForm(Form):
+    """Where the refund should go."""
+
+    refund_method: _method_field("original_payment", "store_credit")  # type: ignore[valid-type]
+
+
+class CashRefundMethodForm(Form):
+    """Where the refund of a cash-on-delivery order should go."""
+
+    refund_method: _method_field("bank_transfer", "store_credit")  # type: ignore[valid-type]
+
+
+class CreditOnlyMethodForm(Form):
+    """The one way a cash-on-delivery refund can go when the client cannot open the shop's bank-account page."""
+
+    refund_method: _method_field("store_credit")  # type: ignore[valid-type]
+
+
+def method_form(allowed: list[str], opens_urls: bool) -> type[Form]:
+    """The refund-method form for these allowed methods; bank_transfer only where the client can open its page."""
+    if "bank_transfer" not in allowed:
+        return RefundMethodForm
+    return CashRefundMethodForm if opens_urls else CreditOnlyMethodForm
 
 
 class ConfirmForm(Form):
@@ -119,6 +144,13 @@ class CancelConfirmForm(Form):
 def can_elicit(ctx: Context) -> bool:
     """Whether this client can show a form (a bare elicitation capability counts, URL-only does not)."""
     return shows_forms(ctx.client_capabilities)
+
+
+def can_open_urls(ctx: Context) -> bool:
+    """Whether this client declared URL-mode elicitation (it can send the person to a page of this server)."""
+    capabilities = ctx.client_capabilities
+    elicitation = capabilities.elicitation if capabilities is not None else None
+    return elicitation is not None and elicitation.url is not None
 
 
 def shows_forms(capabilities: ClientCapabilities | None) -> bool:

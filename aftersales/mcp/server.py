@@ -12,6 +12,7 @@ from aftersales.mcp.ratelimit import Limit, RateLimiter
 from aftersales.mcp.recorder import CallRecorder
 from aftersales.mcp.surface import ServedSurface
 from aftersales.mcp.tracing import CallTracer
+from aftersales.mcp.url_questions import UrlQuestions
 
 INSTRUCTIONS = """\
 After-sales tools for an online shop: refunds, returns, exchanges and repairs of delivered order lines.
@@ -71,6 +72,7 @@ def build_server(app: App) -> MCPServer:
                 state_ttl=settings.state_ttl.total_seconds(),
             ),
             ArgumentGate(server),
+            UrlQuestions(),  # innermost: the bank-account question's round is a result every layer above sees
         ]
     )
     return server

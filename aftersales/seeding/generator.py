@@ -11,7 +11,7 @@ from aftersales.domain.policy import CATEGORY_POLICIES, KIND_STATUSES, THRESHOLD
 from aftersales.seeding import tickets as ticket_builder
 from aftersales.seeding.catalog import GIVEN_NAMES, PRODUCTS, SURNAMES
 from aftersales.seeding.orders import category_rows, goods_minor, order_number, order_rows, order_status_for
-from aftersales.seeding.stories import APPENDED_STORIES, STORIES, Story
+from aftersales.seeding.stories import APPENDED_STORIES, COD_STORIES, STORIES, Story
 from aftersales.seeding.tickets import CURRENCY, Plan, SeedLine
 
 ANCHOR = datetime(2026, 11, 30, tzinfo=UTC)
@@ -43,7 +43,8 @@ def generate(
     builder.number_orders()
     builder.tickets(tickets, thresholds)
     # A generator of their own, so the appended stories leave every draw above (and so every earlier id) unchanged.
-    builder.appended_stories(random.Random(seed + 1), thresholds)
+    builder.appended_stories(random.Random(seed + 1), thresholds, APPENDED_STORIES)
+    builder.appended_stories(random.Random(seed + 2), thresholds, COD_STORIES)
     return builder.finish()
 
 
@@ -117,6 +118,8 @@ class Builder:
         delivered = ANCHOR - story.delivered_ago if story.delivered_ago is not None else None
         placed = (delivered or ANCHOR) - timedelta(days=3, hours=5)
         order = self._add_order(customer["id"], placed, story.order_status, [(product, story.quantity)], delivered)
+        if story.payment is not None:
+            order["payment_method"] = story.payment.value  # set after the draw, so the generator's sequence holds
         self.used_lines.add((id(order), 1))  # random tickets stay off story lines
         self.story_refs[story.key] = {"order": order, "customer_id": customer["id"], "sku": product["sku"]}
 
@@ -163,16 +166,18 @@ class Builder:
             plans.append(self._plan(line, kind, status, reason, ticket_builder.draw_method(self.rng, kind)))
         self._build(plans, story_of, thresholds)
 
-    def appended_stories(self, rng: random.Random, thresholds: Thresholds) -> None:
-        """The APPENDED_STORIES after the rest: new customers, their orders and tickets numbered after all others."""
+    def appended_stories(
+        self, rng: random.Random, thresholds: Thresholds, stories: tuple[Story, ...] = APPENDED_STORIES
+    ) -> None:
+        """`stories` after the rest: new customers, their orders and tickets numbered after all others."""
         self.rng = rng
         first_customer, first_order = len(self.customer_rows), len(self.order_rows)
-        self.customers(1 + max((story.customer_index for story in APPENDED_STORIES), default=-1), first_customer + 1)
-        for story in APPENDED_STORIES:
+        self.customers(1 + max((story.customer_index for story in stories), default=-1), first_customer + 1)
+        for story in stories:
             self._story_order(story, first_customer)
         self.number_orders(first_order)
         # Their customers have no other tickets, so the review rule's recent counts see all they need.
-        plans, story_of = self._story_plans(APPENDED_STORIES)
+        plans, story_of = self._story_plans(stories)
         self._build(plans, story_of, thresholds, numbered=self.sequences)
 
     def _story_plans(self, stories: Iterable[Story]) -> tuple[list[Plan], dict[int, str]]:

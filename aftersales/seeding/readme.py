@@ -4,7 +4,7 @@ import re
 from pathlib import Path
 
 from aftersales.seeding.generator import World
-from aftersales.seeding.stories import APPENDED_STORIES, STORIES
+from aftersales.seeding.stories import APPENDED_STORIES, COD_STORIES, STORIES
 
 START, END = "<!-- stories:start -->", "<!-- stories:end -->"
 
@@ -16,7 +16,7 @@ def story_table(world: World) -> str:
         "| story | customer | email | phone | order | ticket | what it shows |",
         "| --- | --- | --- | --- | --- | --- | --- |",
     ]
-    for story in (*STORIES, *APPENDED_STORIES):
+    for story in (*STORIES, *APPENDED_STORIES, *COD_STORIES):
         ids = world.stories[story.key]
         customer = f"{ids['customer_id']} ({tiers[ids['customer_id']]})"
         rows.append(

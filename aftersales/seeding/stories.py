@@ -3,7 +3,7 @@
 from dataclasses import dataclass
 from datetime import timedelta
 
-from aftersales.domain.enums import OrderStatus, ReasonCode, RefundMethod, TicketKind, TicketStatus, Tier
+from aftersales.domain.enums import OrderStatus, PaymentMethod, ReasonCode, RefundMethod, TicketKind, TicketStatus, Tier
 
 TicketSpec = tuple[TicketKind, TicketStatus, ReasonCode, RefundMethod | None]
 
@@ -21,6 +21,7 @@ class Story:
     delivered_ago: timedelta | None
     quantity: int = 1
     ticket: TicketSpec | None = None
+    payment: PaymentMethod | None = None  # how the order was paid, when the story needs one (else drawn)
 
 
 D = timedelta
@@ -241,5 +242,33 @@ APPENDED_STORIES: tuple[Story, ...] = (
         OrderStatus.DELIVERED,
         D(days=20),
         ticket=(TicketKind.RETURN_AND_REFUND, TicketStatus.COMPLETED, ReasonCode.DEFECTIVE, RefundMethod.STORE_CREDIT),
+    ),
+)
+
+# Orders paid in cash on delivery, whose refunds go by bank transfer (the account given on the server's own page,
+# URL-mode elicitation) or to store credit. A third batch with a generator of its own, after the others, so no
+# earlier id or draw moved.
+COD_STORIES: tuple[Story, ...] = (
+    Story(
+        "cod_speaker_in_window",
+        "A JBL speaker paid in cash on delivery, delivered 4 days ago: a refund goes by bank transfer (the account "
+        "on the shop's page) or to store credit",
+        0,
+        Tier.STANDARD,
+        18,
+        OrderStatus.DELIVERED,
+        D(days=4),
+        payment=PaymentMethod.CASH_ON_DELIVERY,
+    ),
+    Story(
+        "cod_tshirts_in_window",
+        "A ¥99.00 T-shirt pack paid in cash on delivery, delivered 3 days ago: a bank-transfer refund under the "
+        "confirmation threshold, so the only question is the account",
+        1,
+        Tier.PLUS,
+        33,
+        OrderStatus.DELIVERED,
+        D(days=3),
+        payment=PaymentMethod.CASH_ON_DELIVERY,
     ),
 )

@@ -22,7 +22,9 @@ from aftersales.seeding.timelines import Event, timeline_for
 
 CURRENCY = "CNY"
 REASON_WEIGHTS = [12, 18, 10, 12, 8, 25, 8, 7]  # in ReasonCode order; no longer needed is the commonest
-METHOD_WEIGHTS = [75, 25]  # in RefundMethod order
+# Random tickets are on card, wallet and gift-card orders: bank transfers come only with cash-on-delivery stories.
+DRAWN_METHODS = (RefundMethod.ORIGINAL_PAYMENT, RefundMethod.STORE_CREDIT)
+METHOD_WEIGHTS = [75, 25]  # in DRAWN_METHODS order
 # Whatever the review rule says, a ticket that ended up under review or rejected went through a specialist.
 REVIEWED_STATUSES = (TicketStatus.UNDER_REVIEW, TicketStatus.REJECTED)
 
@@ -96,7 +98,7 @@ def draw_method(rng: random.Random, kind: TicketKind) -> RefundMethod | None:
     """A refund method for refund kinds, none otherwise."""
     if not kind.refunds:
         return None
-    return rng.choices(list(RefundMethod), weights=METHOD_WEIGHTS)[0]
+    return rng.choices(DRAWN_METHODS, weights=METHOD_WEIGHTS)[0]
 
 
 def open_for_days(line: SeedLine, kind: TicketKind) -> float:

@@ -22,6 +22,7 @@ from aftersales.domain.refunds import NO_REFUND, Breakdown, compute_refund
 from aftersales.domain.tickets import NewTicket, TimelineEntry, customer_words
 from aftersales.services import idempotency
 from aftersales.services.lines import line_context
+from aftersales.services.payouts import CallPayout, Payout, call_payout
 from aftersales.services.quotes import quote_for_use
 from aftersales.services.tickets import TIMELINE_LIMIT, view_of
 from aftersales.services.views import CreateResult
@@ -48,7 +49,8 @@ class Assessment:
     line: LineContext | None = None
     breakdown: Breakdown | None = None
     allowed_methods: list[RefundMethod] = field(default_factory=list)
-    method: RefundMethod | None = None  # given, or the only one allowed
+    method: RefundMethod | None = None  # given, the only one allowed, or bank_transfer once its page is open
+    payout: CallPayout | None = None  # the bank-account page this call opened, if any
 
     @property
     def actionable(self) -> bool:
@@ -63,8 +65,16 @@ class Assessment:
     def needs_confirmation(self, policy: Thresholds) -> bool:
         """Refunds above the threshold are confirmed by a person."""
         return (
-            self.actionable and self.breakdown is not None and self.breakdown.total_minor > policy.confirm_above_minor
+            self.actionable
+            and self.breakdown is not None
+            and self.breakdown.total_minor > policy.confirm_above_minor
+            and self.confirmed_before is None
         )
+
+    @property
+    def confirmed_before(self) -> str | None:
+        """How the refund was confirmed before this call's bank-account page opened ("person" or "host")."""
+        return self.payout.confirmation if self.payout is not None else None
 
 
 @dataclass(frozen=True)
@@ -73,6 +83,7 @@ class Decisions:
 
     method: RefundMethod | None = None
     confirmation: str | None = None  # "person" or "host", for the timeline
+    payout: Payout | None = None  # the account a bank transfer goes to, as the ticket may know it
 
 
 def may_ask(request: TicketRequest, policy: CreationPolicy) -> bool:
@@ -124,8 +135,13 @@ def _checked(
     allowed = allowed_refund_methods(line.payment_method) if request.kind.refunds else []
     check_refund_method(request.kind, request.refund_method, allowed)
     method = request.refund_method or (allowed[0] if len(allowed) == 1 else None)
+    payout = call_payout(uow, caller, request, now) if RefundMethod.BANK_TRANSFER in allowed else None
+    if payout is not None and payout.status == "closed":
+        payout = None  # the person closed that page: this call starts again from the choice of method
+    if payout is not None:
+        method = RefundMethod.BANK_TRANSFER  # the person chose it before the page opened
     breakdown = _amounts(uow, caller, request, line, now, policy)
-    return Assessment(line=line, breakdown=breakdown, allowed_methods=allowed, method=method)
+    return Assessment(line=line, breakdown=breakdown, allowed_methods=allowed, method=method, payout=payout)
 
 
 def _amounts(
@@ -203,6 +219,15 @@ def _insert(
     if request.kind.refunds and method is None:
         raise missing_refund_method(request.kind, assessment.allowed_methods)
     check_refund_method(request.kind, method, assessment.allowed_methods)
+    if method is RefundMethod.BANK_TRANSFER and (
+        decisions.payout is None or not uow.payouts.use(decisions.payout.request_id)
+    ):
+        raise Retryable(
+            "The customer's bank account for this refund is not on file (its page was not submitted, or another "
+            "call used it).",
+            "A bank transfer needs the account the customer gives on the shop's own page.",
+            "Call again with the same arguments and idempotency_key so the server sends the page again.",
+        )
     recent = uow.tickets.opened_since(line.customer_id, now - policy.review_window)
     review = needs_review(breakdown.total_minor, policy.review_above_minor, recent, policy.review_recent_tickets)
     # Everything is written with a placeholder for the number, drawn last (storage.opening): the year's counter
@@ -223,20 +248,38 @@ def _insert(
         created_by=caller.id,
         created_at=now,
     )
+    received = received_words(decisions.payout) if decisions.payout is not None else None
     events = _first_events(draft, caller, decisions, review)
-    drafted = _created(draft, line, events)
+    if received is not None:
+        events.insert(1, draft.entry(EventType.NOTE, "customer", received))
+    drafted = _created(draft, line, events, received)
     number = uow.tickets.open(draft, events, idempotency.CREATION.completion(caller, request, drafted))
-    return _created(replace(draft, id=number), line, events)
+    return _created(replace(draft, id=number), line, events, received)
 
 
-def _created(ticket: NewTicket, line: LineContext, events: list[TimelineEntry]) -> CreateResult:
-    """The result of creating `ticket`."""
+def _created(
+    ticket: NewTicket, line: LineContext, events: list[TimelineEntry], received: str | None = None
+) -> CreateResult:
+    """The result of creating `ticket` (`received`: what it says of a bank account given on the page)."""
     # Built from what is written rather than read back: the row holds exactly these values.
     view = view_of(_details(ticket, line), events[-TIMELINE_LIMIT:], len(events))
     return CreateResult(
         outcome="created",
         ticket=view,
-        next_step=f"Tell the customer their ticket number is {ticket.id}. {view.next_step}",
+        next_step=" ".join(
+            part
+            for part in (received, f"Tell the customer their ticket number is {ticket.id}.", view.next_step)
+            if part
+        ),
+    )
+
+
+def received_words(payout: Payout) -> str:
+    """The timeline's (and the result's) only words about the account: masked, with its payout reference."""
+    return (
+        f"The customer's bank account was received on the shop's own page ({payout.account_mask}, payout "
+        f"reference {payout.reference}); the refund goes there by bank transfer. The account is held encrypted "
+        "and is never shown in full."
     )
 
 
@@ -285,12 +328,18 @@ def _first_events(ticket: NewTicket, caller: Caller, decisions: Decisions, revie
     return events
 
 
-def not_created(reason: str) -> CreateResult:
+NOT_CREATED_NEXT = (
+    "No ticket was created and nothing was stored. Do not retry unless the customer changes their mind; if they do, "
+    "call again (the same idempotency_key may be reused)."
+)
+# After the bank-account page was closed or ran out: the account is the one thing missing.
+ACCOUNT_NEXT = (
+    "No ticket was created and no account was stored. Ask the customer whether they still want a bank transfer: if "
+    "so, call again with the same arguments and idempotency_key and the server sends them a fresh page; otherwise "
+    "offer store credit (refund_method store_credit)."
+)
+
+
+def not_created(reason: str, next_step: str = NOT_CREATED_NEXT) -> CreateResult:
     """The normal result when the person declined or cancelled mid-call."""
-    return CreateResult(
-        outcome="not_created",
-        ticket=None,
-        reason=reason,
-        next_step="No ticket was created and nothing was stored. Do not retry unless the customer changes their "
-        "mind; if they do, call again (the same idempotency_key may be reused).",
-    )
+    return CreateResult(outcome="not_created", ticket=None, reason=reason, next_step=next_step)

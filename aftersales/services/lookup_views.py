@@ -94,7 +94,7 @@ class OrderView(BaseModel):
     customer_id: str = Field(description="The customer who placed it.", examples=["C-00001"])
     status: OrderStatus = Field(description="pending (paid, not shipped), shipped, delivered or cancelled.")
     channel: Channel = Field(description="Where it was placed: app, web or miniprogram.")
-    payment_method: PaymentMethod = Field(description="How it was paid: card, wallet or gift_card.")
+    payment_method: PaymentMethod = Field(description="How it was paid: card, wallet, gift_card or cash_on_delivery.")
     refund_methods_allowed: list[RefundMethod] = Field(description="Where a refund of this order may be paid.")
     currency: str = Field(description="ISO 4217 currency code of every amount.", examples=["CNY"])
     placed_at: str = Field(description="When it was placed, ISO 8601 UTC.", examples=["2026-11-23T18:00:00Z"])

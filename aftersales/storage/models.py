@@ -32,6 +32,7 @@ from aftersales.domain.enums import (
 )
 from aftersales.storage.base import Base as Base  # re-exported: its metadata holds the tables defined here
 from aftersales.storage.base import UtcDateTime, listed, one_of
+from aftersales.storage.payout_rows import PayoutRequest as PayoutRequest  # re-exported: its table is in this metadata
 
 
 def open_ticket_condition(prefix: str = "") -> str:

@@ -13,6 +13,7 @@ from aftersales.storage.driver import ONE_STATEMENT
 from aftersales.storage.errors import database_errors, translate
 from aftersales.storage.handles import IdempotencyRepository, QuoteRepository
 from aftersales.storage.listings import ListingRepository
+from aftersales.storage.payouts import PayoutRepository
 from aftersales.storage.repositories import OrderRepository, TicketRepository
 from aftersales.storage.tool_calls import ToolCallRepository
 
@@ -31,6 +32,7 @@ class UnitOfWork:
     idempotency: IdempotencyRepository
     tool_calls: ToolCallRepository
     listings: ListingRepository
+    payouts: PayoutRepository
 
     def __init__(
         self, session_factory: sessionmaker[Session], write: bool = False, one_statement: bool = False
@@ -62,6 +64,7 @@ class UnitOfWork:
         self.idempotency = IdempotencyRepository(self.session)
         self.tool_calls = ToolCallRepository(self.session)
         self.listings = ListingRepository(self.session)
+        self.payouts = PayoutRepository(self.session)
         return self
 
     def __exit__(

@@ -24,6 +24,7 @@ from aftersales.storage.migrate import current_revision, head_revision
 from aftersales.web.admin import admin_routes
 from aftersales.web.auth import BearerAuth, unsigned_how_to
 from aftersales.web.bodies import WholeBodies
+from aftersales.web.payout_page import payout_routes
 from aftersales.web.resumption import StreamEvents
 from aftersales.web.sessions import CallerSessionManager
 
@@ -99,6 +100,7 @@ def create_web_app(app: App, server: MCPServer | None = None) -> Starlette:
             Route("/healthz", healthz, methods=["GET"]),
             Route("/readyz", readyz, methods=["GET"]),
             Route("/metrics", metrics, methods=["GET"]),
+            *payout_routes(app),
             *(admin_routes(app, world_texts_of(server, settings)) if settings.worlds_admin_enabled else []),
         ],
         lifespan=lambda _: lifespan(app, sessions),

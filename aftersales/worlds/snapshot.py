@@ -30,7 +30,13 @@ AUDIT = "tool_calls"
 KEYS = {"ticket_events": ("ticket_id", "seq"), "idempotency_records": ("caller", "tool", "key"), AUDIT: ("seq",)}
 # Row numbers the database hands out: replaced by a sequence (within a group) in this order.
 SEQUENCES = {"ticket_events": (("ticket_id",), ("occurred_at", "id")), AUDIT: ((), ("called_at", "id"))}
-LEFT_OUT = {"ticket_events": ("id",), "idempotency_records": ("id",), AUDIT: ("id", "latency_ms")}
+# Left out too: a payout page's token digest and its sealed account (ciphertext, new each time; never shown).
+LEFT_OUT = {
+    "ticket_events": ("id",),
+    "idempotency_records": ("id",),
+    AUDIT: ("id", "latency_ms"),
+    "payout_requests": ("token_digest", "sealed"),
+}
 JSON_COLUMNS = {"idempotency_records": ("arguments", "result"), AUDIT: ("arguments",)}
 # Random handles, named by order of appearance; the order ends in the raw id only to break exact ties.
 GENERATED = {"quotes": ("quote", ("created_at", "expires_at", "owner", "order_id", "line_no", "quantity", "id"))}

@@ -4,6 +4,9 @@ Each call breaks the published inputSchema (or the rule that text must be storab
 Every answer must be an argument error that names each broken field, or a parse error for a body that is not
 valid Unicode; never a -32603 or an HTTP 5xx; and no table but the audit may change.
 
+Requests to the bank-account page with forged links or bad posts must get a 4xx page of the server's own, never a
+5xx, and write nothing.
+
 Valid calls whose form answers break the schema the form was asked with (text, numbers, nulls, lists, a field left
 out, a field the form does not have) must be refused the same way, as a form-answer error naming each broken field.
 """
@@ -18,6 +21,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from datetime import timedelta, timezone
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
@@ -37,6 +41,8 @@ from tests.support.arguments import UNSTORABLE, Violation, accepts, has_unstorab
 from tests.support.cancellation import cancel_arguments
 from tests.support.clients import SUPPORT_BOT, connect, connect_http
 from tests.support.creation import create_arguments
+from tests.support.payout_posts import CHECK, Live, PagePost, page_posts, refusal_problem
+from tests.support.payouts import ACCOUNT, opened_page
 
 # Each example goes out four ways (two revisions, in memory and over HTTP; arguments that are not an object only
 # over HTTP): over 1,000 calls per database, over 2,000 a run.
@@ -619,3 +625,43 @@ def test_mistyped_form_answers_are_refused_naming_the_field_on_both_revisions_an
     # 2025-11-25 asked every form: the method first, then (when the method was answered well) the confirmation.
     assert {key for way in FORM_WAYS if way[1] == "legacy" for key in scripts[way].asked} == set(forms)
     assert business_rows(app.engine) == before
+
+
+# The bank-account page (issue #25) ------------------------------------------------------------------------------
+# Forged, foreign-world and cut links, and posts to a live page with bad bodies, fields, cookies and headers: each
+# gets a 4xx page of the server's own, never a 5xx, and the page still takes the right account afterwards.
+PAGE_EXAMPLES = 150
+
+
+@pytest.mark.usefixtures("same_calls_in_any_selection")
+def test_generated_bad_requests_to_the_bank_account_page_get_a_clear_4xx_page_and_write_nothing(app, http_url, stories):
+    path = urlsplit(opened_page(app, stories["cod_tshirts_in_window"]["order_id"], "fuzz-page-0001")).path
+    before = business_rows(app.engine)
+    # Redirects are followed as a browser does (a path the routes do not match is sent to one they do).
+    with httpx.Client(base_url=http_url, timeout=30, follow_redirects=True) as http:
+        shown = http.get(path)
+        found = CHECK.search(shown.text)
+        assert shown.status_code == 200 and found, shown.text
+        live = Live(path, path.rsplit("/", 1)[1], shown.cookies["aftersales_payout"], found.group(1))
+        http.cookies.clear()
+
+        @settings(
+            max_examples=PAGE_EXAMPLES,
+            derandomize=True,
+            database=None,
+            deadline=None,
+            print_blob=False,
+            suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+        )
+        @given(post=page_posts(live))
+        def send(post: PagePost) -> None:
+            answer = http.request(post.method, post.path, content=post.body, headers=post.headers)
+            http.cookies.clear()  # each request carries only the cookie it was generated with
+            problem = refusal_problem(answer.status_code, answer.headers.get("content-type", ""), answer.text)
+            assert problem is None, (post.method, post.path, post.body[:200], post.headers, problem)
+
+        send()
+        assert business_rows(app.engine) == before
+        fields = {"check": live.check, "holder": "Wei Zhang", "account": ACCOUNT, "bank": "Barclays"}
+        taken = http.post(path, data=fields, headers={"cookie": f"aftersales_payout={live.cookie}"})
+    assert taken.status_code == 200 and "account was received" in taken.text

@@ -28,5 +28,8 @@ def test_an_optional_quote_id_enforces_the_pattern_it_publishes():
 
 def test_an_optional_enum_publishes_its_values_inline_without_a_reference():
     schema = TypeAdapter(OptionalRefundMethod).json_schema()
-    assert schema["anyOf"] == [{"enum": ["original_payment", "store_credit"], "type": "string"}, {"type": "null"}]
+    assert schema["anyOf"] == [
+        {"enum": ["original_payment", "store_credit", "bank_transfer"], "type": "string"},
+        {"type": "null"},
+    ]
     assert "$defs" not in schema

@@ -128,3 +128,18 @@ def test_a_snapshot_made_from_an_earlier_one_reuses_only_tables_whose_rows_and_q
     assert same["tables"]["idempotency_records"] is before.snapshot["tables"]["idempotency_records"]
     assert digest(same) == digest(canonical(start, ORIGIN, audit=False)) == digest(same, before)
     assert digest(reused, before) == digest(reused)  # reused tables' JSON written once, the same bytes
+
+
+def test_a_payout_request_is_kept_without_its_token_digest_and_its_sealed_account():
+    payout = {
+        "id": RAW_QUOTE,
+        "token_digest": "ab" * 32,
+        "status": "used",
+        "reference": "PO-1A2B3C4D",
+        "account_mask": "•••• 5432",
+        "sealed": "gAAAAABsealed-account",
+        "created_at": AT,
+    }
+    (row,) = canonical({"payout_requests": [payout]}, ORIGIN, audit=False)["tables"]["payout_requests"]
+    assert "token_digest" not in row and "sealed" not in row
+    assert row["account_mask"] == "•••• 5432" and row["reference"] == "PO-1A2B3C4D"

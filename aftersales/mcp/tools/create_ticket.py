@@ -1,6 +1,6 @@
 """after_sales_create_ticket: open a ticket once per idempotency key, asking the person what only they know."""
 
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from typing import Annotated
 
 import anyio.to_thread
@@ -28,7 +28,8 @@ from aftersales.mcp.fields import (
     Quantity,
     Reason,
 )
-from aftersales.mcp.forms import ConfirmForm, RefundMethodForm, can_elicit, question
+from aftersales.mcp.forms import ConfirmForm, RefundMethodForm, can_elicit, can_open_urls, method_form, question
+from aftersales.mcp.tools.bank_account import AccountStep, account_resolver, no_url_mode
 from aftersales.mcp.tools.hints import hints
 from aftersales.services import creation
 from aftersales.services.creation import Assessment, CreationPolicy, Decisions
@@ -39,6 +40,10 @@ NAME = CREATE_TICKET
 REFUSED_METHOD = {
     "decline": "The customer declined to choose a refund method.",
     "cancel": "The customer cancelled the refund-method question without answering.",
+}
+REFUSED_ACCOUNT = {
+    "closed": "The customer closed the shop's bank-account page without giving an account.",
+    "expired": "The shop's bank-account page expired before the customer submitted it.",
 }
 REFUSED_CONFIRMATION = {
     "decline": "The customer declined to confirm the refund.",
@@ -145,9 +150,10 @@ def register(server: MCPServer, app: App) -> None:
         if not isinstance(checked, Assessment) or not checked.needs_method or not can_elicit(ctx):
             return None
         assert checked.line is not None
+        methods = [method.value for method in checked.allowed_methods]
         return Elicit(
             f"Where should the refund for {checked.line.product_name} (order {checked.line.order_id}) go?",
-            RefundMethodForm,
+            method_form(methods, can_open_urls(ctx)),  # type: ignore[arg-type]  # every method form has this field
         )
 
     @question(NAME, "confirm")
@@ -162,6 +168,19 @@ def register(server: MCPServer, app: App) -> None:
         return Elicit(
             confirmation_message(line.product_name, quantity, total, line.currency, checked.method), ConfirmForm
         )
+
+    account_step = account_resolver(app, policy, checked_now)
+
+    @question(NAME, "bank_account")
+    async def ask_account(
+        checked: Annotated[Checked | None, Resolve(assessment)],
+        method_answer: Annotated[ElicitationResult[RefundMethodForm], Resolve(ask_method)],
+        confirm_answer: Annotated[ElicitationResult[ConfirmForm], Resolve(ask_confirmation)],
+        request: Annotated[TicketRequest, Resolve(request_of)],
+        ctx: Context,
+    ) -> AccountStep | None:
+        """The bank account, taken on this server's page (URL mode), for a refund that goes by bank transfer."""
+        return await account_step(checked, method_answer, confirm_answer, request, ctx)
 
     @server.tool(
         name=NAME,
@@ -181,6 +200,7 @@ def register(server: MCPServer, app: App) -> None:
         early: Annotated[Checked | None, Resolve(assessment)],
         method_answer: Annotated[ElicitationResult[RefundMethodForm], Resolve(ask_method)],
         confirm_answer: Annotated[ElicitationResult[ConfirmForm], Resolve(ask_confirmation)],
+        account: Annotated[AccountStep | None, Resolve(ask_account)],
         quantity: Quantity = 1,
         refund_method: OptionalRefundMethod = None,
         quote_id: OptionalQuoteId = None,
@@ -197,7 +217,7 @@ def register(server: MCPServer, app: App) -> None:
             raise checked  # tool_errors answers it, as it answers every rule this tool breaks
         if checked.replay is not None:
             return checked.replay
-        decisions = Decisions(method=checked.method)
+        decisions = Decisions(method=checked.method, confirmation=checked.confirmed_before)
         if checked.needs_method:
             if not isinstance(method_answer, AcceptedElicitation):
                 return creation.not_created(REFUSED_METHOD[method_answer.action])
@@ -213,5 +233,11 @@ def register(server: MCPServer, app: App) -> None:
                 return creation.not_created("The customer did not confirm the refund.")
             else:
                 decisions = Decisions(method=decisions.method, confirmation="person")
+        if (request.refund_method or decisions.method) is RefundMethod.BANK_TRANSFER:
+            if account is None or account.refused == "no_url":
+                raise no_url_mode(request.order_id)
+            if account.payout is None:
+                return creation.not_created(REFUSED_ACCOUNT[account.refused or "expired"], creation.ACCOUNT_NEXT)
+            decisions = replace(decisions, payout=account.payout)
         caller = authorize(WRITE, NAME)
         return creation.create_ticket(app.uow(write=True), caller, request, decisions, now(), policy, checked)
