@@ -16,6 +16,7 @@ TSHIRTS = "O-2026-001410"  # cheap_tshirts_in_window: ¥99.00 plus ¥10.00 shipp
 LAPTOP = "O-2026-001423"  # vip_laptop_recent: ¥12,999.00, so the server asks for the method and a confirmation
 AWAITING_RETURN = "T-2026-0325"  # ticket_awaiting_return: a return still waiting for the parcel, so cancellable
 AWAITING_RETURN_ORDER = "O-2026-001382"  # its order
+COD_TSHIRTS = "O-2026-001508"  # cod_tshirts_in_window: ¥99.00 paid in cash on delivery, so only the account is asked
 
 
 def arguments(case: str, order_id: str, **changes: Any) -> dict[str, Any]:
@@ -76,6 +77,10 @@ async def replay(column: "Column") -> None:
     await column.create(call)
     column.phase("replay")
     await column.create(call)
+
+
+async def bank_transfer(column: "Column") -> None:
+    await column.create(arguments(column.case.key, column.case.order, refund_method="bank_transfer"))
 
 
 async def tampered(column: "Column") -> None:
@@ -172,6 +177,42 @@ CASES = [
         ),
         one_ticket,
         {"action": "cancel"},
+    ),
+    Case(
+        "bank",
+        "Refund to a bank account",
+        "A cash-on-delivery order: the account is typed on the shop's own page, never in a form or the chat.",
+        COD_TSHIRTS,
+        (
+            (
+                "call",
+                "The agent opens a return for a T-shirt pack paid in cash on delivery, to be refunded by bank "
+                "transfer: there is no card to refund, and the account is sensitive.",
+            ),
+            (
+                "ask",
+                "The server asks with a URL, not a form (URL-mode elicitation). 2026-07-28: input_required whose "
+                "question is the page's address. 2025-11-25: elicitation/create with mode url while the call stays "
+                "open. The host shows the link and the domain it opens.",
+            ),
+            (
+                "answer",
+                "Open the page, type the holder, the account (an IBAN or a bank card number) and the bank, and "
+                "submit. The number goes from the page to the shop; the client and the model never carry it.",
+            ),
+            (
+                "retry",
+                "2026-07-28: the person says they have finished, and the client calls again with the requestState. "
+                "2025-11-25: the server sends notifications/elicitation/complete and the call goes on.",
+            ),
+            (
+                "result",
+                "The model is told the account was received, by its mask (•••• and the last four) and a payout "
+                "reference: the number itself never reached it.",
+            ),
+        ),
+        bank_transfer,
+        {"action": "accept"},
     ),
     Case(
         "no-forms",

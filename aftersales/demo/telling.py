@@ -2,7 +2,11 @@
 
 from typing import Any
 
-METHODS = {"original_payment": "back to the original payment", "store_credit": "as store credit"}
+METHODS = {
+    "original_payment": "back to the original payment",
+    "store_credit": "as store credit",
+    "bank_transfer": "to the bank account",
+}
 
 
 def for_person(outcome: dict[str, Any]) -> str:

@@ -20,7 +20,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from aftersales.app import App
 from aftersales.demo import export
@@ -59,7 +59,10 @@ def demo_settings(settings: Settings, folder: Path, host: str, port: int) -> Set
             "secret_keys": None,
             "state_keys": None,
             "host": "127.0.0.1" if loopback else host,
+            "port": port,
             "allowed_hosts": "" if loopback else f"{host}:{port}",
+            # The bank-account page's links point here, where the demo serves the page (below).
+            "public_url": f"http://{host}:{port}",
         }
     )
 
@@ -193,6 +196,8 @@ def create_demo_app(settings: Settings, folder: Path, host: str, port: int) -> S
             Route("/api/export", exported, methods=["GET"]),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
             *(Route(path, _AtMcp(web)) for path, web in webs.items()),
+            # The bank-account page (URL-mode elicitation) is the server's own route; forks are its worlds.
+            Route("/payout/{rest:path}", _Framed(webs["/mcp"]), methods=["GET", "POST"]),
         ],
         lifespan=lifespan,
     )
@@ -218,6 +223,29 @@ async def _json(request: Request) -> dict[str, Any]:
 
 def _problem(text: str, status: int = 400) -> JSONResponse:
     return JSONResponse({"error": text}, status_code=status)
+
+
+class _Framed:
+    """The server's pages, which may be framed by the demo page beside the question (the server never lets another
+    site frame them: `frame-ancestors 'none'`; the demo page and the page it frames are one origin)."""
+
+    def __init__(self, web: ASGIApp) -> None:
+        self.web = web
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async def framed(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = [
+                    (name, value.replace(b"frame-ancestors 'none'", b"frame-ancestors 'self'"))
+                    if name.lower() == b"content-security-policy"
+                    else (name, value)
+                    for name, value in message.get("headers", [])
+                    if name.lower() != b"x-frame-options"
+                ]
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.web(scope, receive, framed)
 
 
 class _AtMcp:

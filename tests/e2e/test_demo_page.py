@@ -604,3 +604,51 @@ def test_a_url_question_shows_its_domain_and_opens_the_page_beside_it(demo, serv
             assert demo.page.evaluate("window.answers.length") == 0
             form.locator("button[type=submit]").click()
         assert demo.page.evaluate("window.answers") == [["accept", {}]]
+
+
+IBAN = "DE89 3704 0044 0532 0130 00"  # a valid IBAN (its check digits hold); the page takes it without spaces
+
+
+def give_the_account(demo: DemoPage, revision: str) -> None:
+    """Open the page from the URL question and fill it in beside the question, as the person does."""
+    demo.form(revision).locator("button[type=submit]").click()  # "Open the page"
+    frame = demo.column(revision).locator(".url-page iframe").content_frame
+    frame.get_by_label("Account holder's name").fill("Wei Zhang")
+    frame.get_by_label("Account number").fill(IBAN)
+    frame.get_by_label("Bank", exact=True).fill("Deutsche Bank")
+    frame.get_by_role("button", name="Send the account").click()
+    expect(frame.locator("h1")).to_contain_text("account was received")
+
+
+@SIZES
+def test_a_refund_to_a_bank_account_sends_the_person_to_the_shops_page_and_the_model_never_sees_the_number(
+    demo, width, height
+):
+    sized(demo, width, height)
+    demo.start("bank")
+    for revision in (MODERN, LEGACY):
+        form = demo.form(revision)
+        expect(form.locator("fieldset.question[data-mode=url]")).to_have_count(1)
+        expect(form.locator(".domain")).to_have_text(re.compile(r"^127\.0\.0\.1:\d+$"))  # the shop's own page
+        give_the_account(demo, revision)
+    demo.screenshot(f"bank-account-page-{width}x{height}")
+    # 2026-07-28: the person says they have finished; the client retries the call with the requestState.
+    demo.form(MODERN).locator("button[type=submit]").click()
+    demo.wait_until_over()
+
+    expect(demo.wire(MODERN, "li.msg[data-result=input_required]")).to_have_count(1)
+    expect(demo.wire(MODERN, "li.msg[data-method='tools/call']")).to_have_count(2)
+    call = demo.wire(LEGACY, "li.exchange").filter(has=demo.page.locator("[data-method='tools/call']"))
+    expect(call.locator(".nested li.msg[data-method='elicitation/create']")).to_have_count(1)
+    expect(demo.wire(LEGACY, "li.msg[data-method='notifications/elicitation/complete']")).to_have_count(1)
+    expect(demo.person(LEGACY).locator(".url-page.done")).to_have_count(1)
+    digits = IBAN.replace(" ", "")
+    for revision in (MODERN, LEGACY):
+        expect(demo.results(revision)).to_contain_text("outcome: created")
+        expect(demo.person(revision).locator(".outcome")).to_contain_text("to the bank account")
+        check = demo.column(revision).locator(".model .account-check")
+        expect(check).to_have_class(re.compile(r"\bok\b"))
+        expect(check).to_contain_text("•••• 3000")
+        shown = " ".join(demo.column(revision).locator(".wire, .model").all_inner_texts())
+        assert digits not in shown.replace(" ", "")
+    demo.screenshot(f"bank-account-{width}x{height}")

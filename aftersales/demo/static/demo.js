@@ -86,6 +86,7 @@
       keys: new Set(), // idempotency keys sent so far
       tamper: null, // what the client is about to change in the next message it sends
       messages: 0,
+      carried: [], // every wire message as JSON: the account check looks for the typed number in them
     };
     panes.follow = follow(panes.wire);
     state.columns[revision] = panes;
@@ -294,6 +295,7 @@
         break;
       }
       case "wire":
+        panes.carried.push(JSON.stringify(event));  // for the account check: everything the client carried
         addWire(panes, event);
         break;
       case "phase":
@@ -339,6 +341,13 @@
       case "result": {
         idle(panes.model);
         panes.model.append(result(event));
+        for (const page of panes.person.querySelectorAll(".url-page:not(.done)")) {
+          page.classList.add("done");  // 2026-07-28: the retry after the person finished found the account
+          page.querySelector(".page-status").textContent = "Finished on the page: the call went on.";
+        }
+        if (panes.node.dataset.typed) {
+          panes.model.append(window.Render.accountCheck(panes.node.dataset.typed, panes.carried, JSON.stringify(event)));
+        }
         const failed = event.error || event.is_error;
         const none = !failed && event.structured && window.Render.NONE.includes(event.structured.outcome);
         panes.person.append(el("p", { class: `outcome${failed ? " bad" : none ? " none" : ""}` }, event.person));

@@ -222,13 +222,39 @@ window.Render = (() => {
   }
 
   /* The page of a URL question, opened beside it as a host would, with its address bar (the domain first). */
+  /* The demo's own check that the account never travels through the client: the page it frames is one origin with
+     the demo, so the demo notes the number the person types there (kept in this page only, never sent) and looks for
+     it in everything the client carried. A page of another origin cannot be read, and then nothing is checked. */
+  function typedOn(event) {
+    const frame = event.target;
+    let form = null;
+    try { form = frame.contentDocument && frame.contentDocument.querySelector("form"); } catch (_) { return; }
+    const field = form && form.querySelector("[name=account]");
+    const column = frame.closest(".column");
+    if (!field || !column) return;
+    form.addEventListener("submit", () => {
+      const digits = field.value.replace(/[\s-]/g, "").toUpperCase();
+      if (digits) column.dataset.typed = digits;
+    });
+  }
+
+  /* What the check found: the typed number in none (or some) of the messages on the wire and in the model's result. */
+  function accountCheck(typed, messages, result) {
+    const carried = (text) => text.replace(/[\s-]/g, "").toUpperCase().includes(typed);
+    const seen = messages.filter(carried).length + (carried(result) ? 1 : 0);
+    const tail = typed.slice(-4);
+    return seen
+      ? el("p", { class: "account-check bad" }, `The account you typed (ending ${tail}) was carried ${seen} time(s) through this client: it must never be.`)
+      : el("p", { class: "account-check ok" }, `The model never saw the account you typed: it is in none of the ${messages.length} messages this client sent or received, nor in the result. The model has only its mask, •••• ${tail}.`);
+  }
+
   function urlPage(question) {
     let host = question.url;
     try { host = new URL(question.url).host; } catch (_) { /* shown as given */ }
     return el("aside", { class: "url-page", "data-ask-key": question.key, "data-elicitation": question.elicitation_id || "", "aria-label": `Page on ${host}` },
       el("div", { class: "address" }, el("strong", { class: "domain" }, host), el("code", {}, question.url),
         el("a", { href: question.url, target: "_blank", rel: "noopener", class: "new-tab" }, "Open in a new tab")),
-      el("iframe", { src: question.url, title: `The page on ${host}`, sandbox: "allow-forms allow-same-origin allow-scripts" }),
+      el("iframe", { src: question.url, title: `The page on ${host}`, sandbox: "allow-forms allow-same-origin allow-scripts", onload: typedOn }),
       el("p", { class: "page-status quiet", role: "status" }, "Waiting for you to finish on the page."));
   }
 
@@ -342,5 +368,5 @@ window.Render = (() => {
       el("details", {}, el("summary", {}, "Text content and structuredContent"), el("pre", {}, event.text)));
   }
 
-  return { el, badge, wireRow, askForm, answered, result, duration, stamp, urlPage, NONE };
+  return { el, badge, wireRow, askForm, answered, result, duration, stamp, urlPage, accountCheck, NONE };
 })();
