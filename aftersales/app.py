@@ -54,27 +54,23 @@ class App:
     @cached_property
     def state_keys(self) -> list[str]:
         """Keys sealing requestState: the first seals, all unseal; shared by every replica."""
-        return key_ring(
-            self.settings.state_keys,
-            env=self.settings.env,
-            data_dir=self.settings.data_dir,
-            name="state_keys",
-            variable="AFTERSALES_STATE_KEYS",
-            strict=True,
-        )
+        return self._strict_ring(self.settings.state_keys, "state_keys")
 
     @cached_property
     def payout_cipher(self) -> AccountCipher:
         """The cipher payout accounts are stored with: the first key of AFTERSALES_PAYOUT_KEYS seals, all open."""
-        keys = key_ring(
-            self.settings.payout_keys,
+        return AccountCipher(self._strict_ring(self.settings.payout_keys, "payout_keys"))
+
+    def _strict_ring(self, configured: str | None, name: str) -> list[str]:
+        """A ring of 32-byte keys as set (AFTERSALES_<NAME>), else generated and kept in the data dir in development."""
+        return key_ring(
+            configured,
             env=self.settings.env,
             data_dir=self.settings.data_dir,
-            name="payout_keys",
-            variable="AFTERSALES_PAYOUT_KEYS",
+            name=name,
+            variable=f"AFTERSALES_{name.upper()}",
             strict=True,
         )
-        return AccountCipher(keys)
 
     @cached_property
     def cursors(self) -> SignedCursors:

@@ -14,7 +14,6 @@ from mcp_types import ElicitationCapability, ElicitResult, FormElicitationCapabi
 
 from aftersales.app import App
 from aftersales.clock import now
-from aftersales.domain.creation import TicketRequest
 from aftersales.domain.enums import ReasonCode, RefundMethod, TicketKind
 from aftersales.services import payouts
 from aftersales.testing import payout_page
@@ -23,6 +22,7 @@ from tests.support.apps import settings_for
 from tests.support.clients import SUPPORT_BOT
 from tests.support.ports import free_port
 from tests.support.web import serving
+from tests.support.worlds import ticket_request
 
 ACCOUNT = "GB82 WEST 1234 5698 7654 32"  # a valid IBAN, searched for wherever the flow leaves a trace
 CARD = "6217 0031 8840 2754"  # a valid mainland bank card number (its Luhn digit is right)
@@ -37,16 +37,13 @@ COD_ARGUMENTS = {
 
 def opened_page(app: App, order_id: str, key: str, age: timedelta = timedelta(0)) -> str:
     """The link of a bank-account page opened for a bank-transfer call under `key`, `age` ago (the service's way)."""
-    request = TicketRequest(
-        order_id=order_id,
-        line_no=1,
-        quantity=1,
+    request = ticket_request(
+        order_id,
+        key,
+        COD_ARGUMENTS["description"],
         kind=TicketKind.REFUND_ONLY,
         reason=ReasonCode.NO_LONGER_NEEDED,
-        description=COD_ARGUMENTS["description"],
         refund_method=RefundMethod.BANK_TRANSFER,
-        quote_id=None,
-        idempotency_key=key,
     )
     base, ttl = app.settings.page_base_url, app.settings.payout_page_ttl
     page = payouts.open_page(
