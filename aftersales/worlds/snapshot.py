@@ -39,7 +39,10 @@ LEFT_OUT = {
 }
 JSON_COLUMNS = {"idempotency_records": ("arguments", "result"), AUDIT: ("arguments",)}
 # Random handles, named by order of appearance; the order ends in the raw id only to break exact ties.
-GENERATED = {"quotes": ("quote", ("created_at", "expires_at", "owner", "order_id", "line_no", "quantity", "id"))}
+GENERATED = {
+    "quotes": ("quote", ("created_at", "expires_at", "owner", "order_id", "line_no", "quantity", "id")),
+    "payout_requests": ("payout", ("created_at", "caller", "idempotency_key", "id")),
+}
 ISO_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}:\d{2})$")
 
 

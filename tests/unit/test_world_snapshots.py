@@ -130,7 +130,7 @@ def test_a_snapshot_made_from_an_earlier_one_reuses_only_tables_whose_rows_and_q
     assert digest(reused, before) == digest(reused)  # reused tables' JSON written once, the same bytes
 
 
-def test_a_payout_request_is_kept_without_its_token_digest_and_its_sealed_account():
+def test_a_payout_request_is_kept_without_its_token_digest_and_its_sealed_account_and_named_by_its_order():
     payout = {
         "id": RAW_QUOTE,
         "token_digest": "ab" * 32,
@@ -143,3 +143,4 @@ def test_a_payout_request_is_kept_without_its_token_digest_and_its_sealed_accoun
     (row,) = canonical({"payout_requests": [payout]}, ORIGIN, audit=False)["tables"]["payout_requests"]
     assert "token_digest" not in row and "sealed" not in row
     assert row["account_mask"] == "•••• 5432" and row["reference"] == "PO-1A2B3C4D"
+    assert row["id"] == "payout#1"  # a random id in a world made without --deterministic
