@@ -9,6 +9,8 @@ import uvicorn
 from sse_starlette.sse import AppStatus
 from starlette.types import ASGIApp
 
+from aftersales.web.log_links import hide_page_tokens
+
 # How long an idle keep-alive connection stays open. It must outlast every client's own idle expiry (httpx 5 s,
 # Node 4 s, aiohttp 15 s, Go 90 s) and a load balancer's (60 s is common): when the server closes first, a client
 # that reuses the connection at that moment gets "Server disconnected without sending a response" or a reset,
@@ -18,7 +20,9 @@ KEEP_ALIVE = 120  # seconds
 
 def config(app: ASGIApp, **options: Any) -> uvicorn.Config:
     """uvicorn's settings for any server this project starts: the keep-alive above, then `options`."""
-    return uvicorn.Config(app, timeout_keep_alive=KEEP_ALIVE, **options)
+    made = uvicorn.Config(app, timeout_keep_alive=KEEP_ALIVE, **options)
+    hide_page_tokens()  # after uvicorn has configured its loggers: the access log shows page paths, not tokens
+    return made
 
 
 class Server(uvicorn.Server):
