@@ -15,7 +15,7 @@ from playwright.sync_api import Page, expect
 from starlette.applications import Starlette
 
 from tests.support.browser import browser
-from tests.support.demo import DemoPage, demo_server
+from tests.support.demo import WAIT_MS, DemoPage, demo_server
 from tests.support.serve import ServeProcess
 
 pytestmark = pytest.mark.http
@@ -503,9 +503,13 @@ def test_a_retry_with_the_same_key_replays_the_ticket_and_shows_the_reused_key(d
 def test_a_link_starts_its_case_and_a_run_exports_as_json_and_markdown_without_tokens(demo, served, width, height):
     sized(demo, width, height)
     url, _ = served
+    before = demo.page.locator("body").get_attribute("data-run") or ""
     demo.page.goto(f"{url}/#case=no-forms")
     expect(demo.page.locator("#case-list button[aria-pressed=true]")).to_have_attribute("data-case", "no-forms")
-    demo.wait_until_over()
+    # The reloaded page shows the run before (finished) until the link's run starts: wait for the new one to end.
+    body = demo.page.locator("body")
+    expect(body).not_to_have_attribute("data-run", re.compile(f"^({re.escape(before)})?$"), timeout=WAIT_MS)
+    expect(body).to_have_attribute("data-over", "true", timeout=WAIT_MS)
     demo.page.click("#case-link")
     assert demo.page.evaluate("navigator.clipboard.readText()") == f"{url}/#case=no-forms"
     with demo.page.expect_download() as markdown:
