@@ -5,6 +5,7 @@ from logging.config import fileConfig
 from alembic import context
 
 from aftersales.settings import Settings
+from aftersales.storage import migrate
 from aftersales.storage.database import make_engine
 from aftersales.storage.models import Base
 from aftersales.worlds.storage.tables import METADATA as WORLDS_METADATA
@@ -37,7 +38,7 @@ def run_online() -> None:
         _migrate(connection)
         return
     engine = make_engine(Settings().resolved_database_url)
-    with engine.connect() as connection:
+    with engine.connect() as connection, migrate.rebuilds_allowed(connection):
         _migrate(connection)
     engine.dispose()
 
@@ -47,6 +48,7 @@ def _migrate(connection) -> None:  # type: ignore[no-untyped-def]
     context.configure(connection=connection, target_metadata=target_metadata, compare_type=True, render_as_batch=True)
     with context.begin_transaction():
         context.run_migrations()
+        migrate.check_references(connection)
 
 
 if context.is_offline_mode():

@@ -1,13 +1,15 @@
 """Run Alembic from code: upgrade to head, report the current revision."""
 
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 
 from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Engine
+from sqlalchemy import Connection, Engine
 
 from aftersales.paths import shipped
 
@@ -28,9 +30,39 @@ def alembic_config() -> Config:
 def upgrade(engine: Engine) -> None:
     """Migrate the database behind `engine` to head."""
     config = alembic_config()
-    with _UPGRADING, engine.begin() as connection:
+    with _UPGRADING, engine.connect() as connection, rebuilds_allowed(connection), connection.begin():
         config.attributes["connection"] = connection
-        command.upgrade(config, "head")
+        command.upgrade(config, "head")  # migrations/env.py checks every reference before the commit
+
+
+@contextmanager
+def rebuilds_allowed(connection: Connection) -> Iterator[None]:
+    """On SQLite, foreign keys off while migrating, then on again.
+
+    SQLite changes a table's CHECK constraints by building the table anew and dropping the old one (Alembic's batch
+    mode), and with foreign keys on, dropping a table other rows refer to fails (an order with lines, a ticket with
+    events): a database with data could not be upgraded. The switch only takes outside a transaction, so it goes to
+    the driver before SQLAlchemy begins one; `check_references` then checks every reference before the commit.
+    """
+    sqlite = connection.dialect.name == "sqlite"
+    driver = connection.connection.driver_connection if sqlite else None
+    if driver is not None:
+        driver.execute("PRAGMA foreign_keys=OFF")
+    try:
+        yield
+    finally:
+        if driver is not None:
+            driver.execute("PRAGMA foreign_keys=ON")
+
+
+def check_references(connection: Connection) -> None:
+    """Refuse to commit a migration that left a row referring to one that is not there (SQLite; PostgreSQL checks)."""
+    if connection.dialect.name != "sqlite":
+        return
+    broken = connection.exec_driver_sql("PRAGMA foreign_key_check").all()
+    if broken:
+        tables = sorted({row[0] for row in broken})
+        raise RuntimeError(f"the migration left rows of {', '.join(tables)} referring to rows that are not there")
 
 
 # The shipped migrations do not change while the process runs; reading them (every script parsed) cost each new

@@ -6,7 +6,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Engine, func, inspect, select
 
 from aftersales.app import App
 from aftersales.storage.database import make_engine
@@ -31,10 +31,13 @@ def count_rows(engine: Engine, table: type[Base] = Ticket) -> int:
 
 
 def row_counts(engine: Engine) -> dict[str, int]:
-    """How many rows each table of the models holds."""
+    """How many rows each table of the models holds (of those the database has: an older revision lacks some)."""
     with engine.connect() as connection:
+        present = set(inspect(connection).get_table_names())
         return {
-            t.name: connection.scalar(select(func.count()).select_from(t)) or 0 for t in Base.metadata.sorted_tables
+            t.name: connection.scalar(select(func.count()).select_from(t)) or 0
+            for t in Base.metadata.sorted_tables
+            if t.name in present
         }
 
 
