@@ -143,7 +143,9 @@ async def test_a_worker_that_dies_is_replaced(two):
     with anyio.fail_after(60):
         while len(now := two.children()) != 2 or victim in now:
             await anyio.sleep(0.2)
-        while httpx.get(f"{two.url}/readyz").status_code != 200:
+        # A connection the kernel queued on the dead worker's socket waits for its replacement: on a busy machine
+        # longer than one request's timeout, which is "not ready yet", not a failure.
+        while not two.ready():
             await anyio.sleep(0.2)
     assert "exited with status -9; starting another" in two.log.read_text()
 

@@ -69,13 +69,17 @@ class ServeProcess:
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise RuntimeError(f"aftersales serve exited: {self.log.read_text()[-2000:]}")
-            try:
-                if httpx.get(f"{self.url}/readyz", timeout=1).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
+            if self.ready():
+                return
             time.sleep(0.05)
         raise RuntimeError(f"aftersales serve did not become ready in {START_TIMEOUT} seconds")
+
+    def ready(self) -> bool:
+        """Whether /readyz answers 200 within a second (a request that times out or is refused: not yet)."""
+        try:
+            return httpx.get(f"{self.url}/readyz", timeout=1).status_code == 200
+        except httpx.HTTPError:
+            return False
 
     def children(self) -> set[int]:
         """The pids of the processes this server started (its workers under `--workers N`)."""
