@@ -46,6 +46,14 @@ from tests.support.payouts import ACCOUNT, opened_page
 
 # Each example goes out four ways (two revisions, in memory and over HTTP; arguments that are not an object only
 # over HTTP): over 1,000 calls per database, over 2,000 a run.
+# The same generated cases on every run, no example database, no deadline on a loaded machine.
+REPEATABLE: dict[str, Any] = {
+    "derandomize": True,
+    "database": None,
+    "deadline": None,
+    "print_blob": False,
+    "suppress_health_check": [HealthCheck.too_slow, HealthCheck.filter_too_much],
+}
 EXAMPLES = 260
 AUDIT = "tool_calls"
 REVISIONS = {"auto": "2026-07-28", "legacy": "2025-11-25"}
@@ -271,14 +279,7 @@ def test_generated_bad_calls_get_argument_errors_and_change_nothing_but_the_audi
     with both_ways(server, http_url, token) as (portal, memory, raw):
         tools = Catalogue(tool.model_dump(by_alias=True) for tool in portal.call(memory["auto"].list_tools).tools)
 
-        @settings(
-            max_examples=EXAMPLES,
-            derandomize=True,
-            database=None,
-            deadline=None,
-            print_blob=False,
-            suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
-        )
+        @settings(max_examples=EXAMPLES, **REPEATABLE)
         @given(call=bad_calls(tools))
         def send(call: Call) -> None:
             answers = {f"http-{mode}": session.call(call) for mode, session in raw.items()}
@@ -400,14 +401,7 @@ def test_edited_cursors_get_argument_errors_naming_the_cursor(server, http_url, 
                 if other != cursor:
                     check(other, search)
 
-        @settings(
-            max_examples=CURSOR_EXAMPLES,
-            derandomize=True,
-            database=None,
-            deadline=None,
-            print_blob=False,
-            suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
-        )
+        @settings(max_examples=CURSOR_EXAMPLES, **REPEATABLE)
         @given(cursor=edited_cursors(cursors), search=st.sampled_from(searches))
         def send(cursor: str, search: tuple[str, dict[str, Any]]) -> None:
             check(cursor, search)
@@ -601,14 +595,7 @@ def test_mistyped_form_answers_are_refused_naming_the_field_on_both_revisions_an
             "after_sales_create_ticket:refund_method",
         ]
 
-        @settings(
-            max_examples=FORM_EXAMPLES,
-            derandomize=True,
-            database=None,
-            deadline=None,
-            print_blob=False,
-            suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
-        )
+        @settings(max_examples=FORM_EXAMPLES, **REPEATABLE)
         @given(call=mistyped_calls(forms, calls))
         def send(call: Answered) -> None:
             answers = {}
@@ -645,14 +632,7 @@ def test_generated_bad_requests_to_the_bank_account_page_get_a_clear_4xx_page_an
         live = Live(path, path.rsplit("/", 1)[1], shown.cookies["aftersales_payout"], found.group(1))
         http.cookies.clear()
 
-        @settings(
-            max_examples=PAGE_EXAMPLES,
-            derandomize=True,
-            database=None,
-            deadline=None,
-            print_blob=False,
-            suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
-        )
+        @settings(max_examples=PAGE_EXAMPLES, **REPEATABLE)
         @given(post=page_posts(live))
         def send(post: PagePost) -> None:
             answer = http.request(post.method, post.path, content=post.body, headers=post.headers)
