@@ -5,7 +5,6 @@ BIN    := $(VENV)/bin
 # `make serve` keeps its database and generated keys in ./var; the installed `aftersales` command
 # defaults to the user's data directory instead (README, "Where the data lives").
 AFTERSALES_DATA_DIR ?= var
-PYTEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
 
 .PHONY: serve test lint bench bench-worlds bench-eval clean
 
@@ -27,16 +26,15 @@ $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 serve: $(VENV)/.installed
 	AFTERSALES_DATA_DIR=$(AFTERSALES_DATA_DIR) $(BIN)/aftersales serve
 
-# The suite runs on every core plus one (pytest-xdist), one test file per worker at a time so module fixtures are
-# built once: a third of the workers' time is spent waiting on servers, subprocesses and timeouts, which the extra
-# worker fills (on this 2-core machine 628 s of pytest with three workers against 685 s with two).
-# PYTEST_WORKERS=N overrides.
+# The suite runs on every core (pytest-xdist), one test file per worker at a time so module fixtures are built once.
+# A third worker on this 2-core machine measured 628-799 s of pytest against 685-756 s with two: no gain that runs
+# varying by about a minute can show, and more tests racing their timeouts.
 # mypy checks aftersales/ strictly (pyproject.toml, [tool.mypy]); its cache makes a re-run take a second or two.
 # (Run beside the suite instead, it slowed the suite by more than its own 30 s.)
 test: $(VENV)/.installed-dev
 	$(BIN)/ruff check aftersales tests migrations seed bench examples
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile
+	$(BIN)/python -m pytest -n auto --dist loadfile
 
 $(VENV)/.installed-bench: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[dev,bench]"
