@@ -79,19 +79,18 @@ class PayoutRepository:
 
     def close(self, request_id: str) -> bool:
         """The person closed the page (declined or cancelled): it no longer takes an account."""
-        statement = (
-            update(table_of(PayoutRequest))
-            .where(PayoutRequest.id == request_id, PayoutRequest.status == "pending")
-            .values(status="closed")
-        )
-        return _changed(self.session.execute(statement))
+        return self._move(request_id, "pending", "closed")
 
     def use(self, request_id: str) -> bool:
         """The account went into a ticket (whose timeline names the reference): the request is spent."""
+        return self._move(request_id, "submitted", "used")
+
+    def _move(self, request_id: str, was: str, now: str) -> bool:
+        """One statement: the request from status `was` to `now`; False when it was in another status."""
         statement = (
             update(table_of(PayoutRequest))
-            .where(PayoutRequest.id == request_id, PayoutRequest.status == "submitted")
-            .values(status="used")
+            .where(PayoutRequest.id == request_id, PayoutRequest.status == was)
+            .values(status=now)
         )
         return _changed(self.session.execute(statement))
 
