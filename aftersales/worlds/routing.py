@@ -27,6 +27,9 @@ class WorldRouter:
     def __init__(self, worlds: Worlds, ttl: float = TTL, clock: Callable[[], float] = time.monotonic) -> None:
         self.worlds, self._ttl, self._clock = worlds, ttl, clock
         self._known: dict[str, tuple[World, float]] = {}
+        # How many times each world was forgotten: a lookup that began before a forget read the world as it was
+        # and must not be remembered over the change (a request still in flight while an admin call moved a clock).
+        self._forgotten: dict[str, int] = {}
         self._lock = threading.Lock()
 
     async def resolve(self, world_id: str) -> World:
@@ -41,17 +44,23 @@ class WorldRouter:
         known = self._remembered(world_id)
         if known is not None:
             return known
+        with self._lock:
+            began = self._forgotten.get(world_id, 0)
         world = self.worlds.lookup(world_id)
         with self._lock:
-            if len(self._known) >= 4096:
-                self._known.clear()
-            self._known[world_id] = (world, self._clock())
+            if self._forgotten.get(world_id, 0) == began:
+                if len(self._known) >= 4096:
+                    self._known.clear()
+                self._known[world_id] = (world, self._clock())
         return world
 
     def forget(self, world_id: str) -> None:
         """Read the world from the registry next time (after this process changed or dropped it)."""
         with self._lock:
             self._known.pop(world_id, None)
+            if len(self._forgotten) >= 4096:
+                self._forgotten.clear()  # a lookup in flight across this clear may be remembered: for a second only
+            self._forgotten[world_id] = self._forgotten.get(world_id, 0) + 1
 
     @contextmanager
     def entered(self, world: World) -> Iterator[World]:

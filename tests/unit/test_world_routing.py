@@ -80,3 +80,28 @@ async def test_inside_an_entered_world_the_clock_ids_and_current_world_are_the_w
     with routing.entered(replace(world, deterministic=True, seed=5)):
         assert context.current_id() == "w-one" and clock.now() == PINNED and clock.scope() == "w-one"
     assert context.current() is None and clock.scope() is None
+
+
+def test_a_lookup_that_began_before_this_process_changed_the_world_is_not_remembered_over_the_change():
+    """A request in flight while an admin call moves the clock must not leave the old clock cached for a second."""
+    routing, registry, _ = router("w-one")
+    reading, release = threading.Event(), threading.Event()
+    original = registry.lookup
+
+    def slow_lookup(world_id: str):
+        found = original(world_id)  # read before the change below commits
+        reading.set()
+        release.wait(5)
+        return found
+
+    registry.lookup = slow_lookup  # type: ignore[method-assign]
+    in_flight = threading.Thread(target=routing.get, args=("w-one",))
+    in_flight.start()
+    assert reading.wait(5)
+    moved = registry.live["w-one"].clock.advanced(timedelta(minutes=31))
+    registry.live["w-one"] = replace(registry.live["w-one"], clock=moved)  # this process's admin call
+    routing.forget("w-one")
+    release.set()
+    in_flight.join(5)
+    registry.lookup = original  # type: ignore[method-assign]
+    assert routing.get("w-one").clock.at == PINNED + timedelta(minutes=31)
