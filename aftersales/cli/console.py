@@ -2,8 +2,6 @@
 
 import sys
 
-from sqlalchemy.engine import make_url
-
 from aftersales.settings import Settings
 
 
@@ -14,6 +12,9 @@ def say(text: str) -> None:
 
 def shown_url(url: str) -> str:
     """A database URL fit to print: the password is masked."""
+    # Imported here: `token issue` prints the location and needs nothing else of SQLAlchemy (a third of its start).
+    from sqlalchemy.engine import make_url
+
     try:
         return make_url(url).render_as_string(hide_password=True)
     except Exception:  # an unparsable URL may hold a password anywhere: show none of it

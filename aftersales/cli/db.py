@@ -41,6 +41,6 @@ def upgrade(_: argparse.Namespace, settings: Settings) -> int:
 def current(_: argparse.Namespace, settings: Settings) -> int:
     """Print the current revision; exit 1 when it is not head."""
     with database(settings) as engine:
-        revision, head = migrate.current_revision(engine), migrate.head_revision()
+        revision, head = migrate.current_revision(engine), migrate.HEAD
     print(f"current: {revision or 'none (not migrated)'}\nhead:    {head}")
     return 0 if revision == head else 1

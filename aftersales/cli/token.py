@@ -11,8 +11,8 @@ from aftersales.durations import parse_duration
 from aftersales.security import tokens
 from aftersales.security.keys import caller_keys
 from aftersales.settings import Settings
-from aftersales.worlds.api import TOKEN_SCOPES
 from aftersales.worlds.bounds import DURATIONS, LONGEST
+from aftersales.worlds.model import TOKEN_SCOPES
 
 CALLER_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,63}$")
 

@@ -14,11 +14,9 @@ from aftersales.security.keys import caller_keys
 from aftersales.settings import Settings
 from aftersales.storage import migrate
 from aftersales.storage.database import make_engine
-from aftersales.worlds import inspect, timeline, trace
-from aftersales.worlds.diff import describe
+from aftersales.worlds import timeline, trace
 from aftersales.worlds.model import CLOCK_MODES, World, parse_instant
 from aftersales.worlds.service import Worlds
-from aftersales.worlds.snapshot import digest
 
 
 def add(world: argparse.ArgumentParser) -> None:
@@ -202,6 +200,9 @@ def run_list(args: argparse.Namespace, settings: Settings) -> int:
 
 def run_snapshot(args: argparse.Namespace, settings: Settings) -> int:
     """Print or write a world's canonical snapshot."""
+    from aftersales.worlds import inspect  # the snapshot, hash and diff commands alone read every table
+    from aftersales.worlds.snapshot import digest
+
     with service(settings) as worlds:
         snapshot = inspect.snapshot(worlds, args.world_id, args.audit)
     text = json.dumps(snapshot, sort_keys=True, ensure_ascii=False, indent=1)
@@ -216,6 +217,8 @@ def run_snapshot(args: argparse.Namespace, settings: Settings) -> int:
 
 def run_hash(args: argparse.Namespace, settings: Settings) -> int:
     """Print the hash of a world's canonical snapshot."""
+    from aftersales.worlds import inspect
+
     with service(settings) as worlds:
         print(inspect.world_hash(worlds, args.world_id, args.audit))
     return 0
@@ -223,6 +226,9 @@ def run_hash(args: argparse.Namespace, settings: Settings) -> int:
 
 def run_diff(args: argparse.Namespace, settings: Settings) -> int:
     """Print what differs; exit 0 either way: a difference is an answer, not a failure."""
+    from aftersales.worlds import inspect
+    from aftersales.worlds.diff import describe
+
     with service(settings) as worlds:
         tables = inspect.checked_tables([n.strip() for n in (args.tables or "").split(",") if n.strip()], args.audit)
         result = inspect.compare(worlds, args.world_id, args.against, args.audit, tables)

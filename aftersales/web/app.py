@@ -20,7 +20,7 @@ from aftersales.app import App
 from aftersales.mcp.described import world_texts_of
 from aftersales.mcp.server import build_server
 from aftersales.settings import Settings
-from aftersales.storage.migrate import current_revision, head_revision
+from aftersales.storage.migrate import HEAD, current_revision
 from aftersales.web.admin import admin_routes
 from aftersales.web.auth import BearerAuth, unsigned_how_to
 from aftersales.web.bodies import WholeBodies
@@ -38,9 +38,8 @@ def readiness(app: App) -> tuple[bool, str]:
         current = current_revision(app.engine)
     except SQLAlchemyError:
         return False, "database unreachable"
-    head = head_revision()
-    if current != head:
-        return False, f"database at revision {current or 'none'}, code expects {head}; run `aftersales db upgrade`"
+    if current != HEAD:
+        return False, f"database at revision {current or 'none'}, code expects {HEAD}; run `aftersales db upgrade`"
     return True, "ready"
 
 

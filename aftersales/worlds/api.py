@@ -14,11 +14,10 @@ from aftersales.domain.callers import ALL_SCOPES
 from aftersales.durations import parse_duration
 from aftersales.worlds import bounds, inspect
 from aftersales.worlds.errors import WorldRequestError
-from aftersales.worlds.model import ADMIN_SCOPE, CLOCK_MODES, World, parse_instant
+from aftersales.worlds.model import CLOCK_MODES, TOKEN_SCOPES, World, parse_instant
 from aftersales.worlds.service import ID_PATTERN, Worlds
 
 CALLER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,63}$")  # as `aftersales token issue --caller` accepts
-TOKEN_SCOPES = (*ALL_SCOPES, ADMIN_SCOPE)
 DEFAULT_TTL = "1d"
 CREATE_FIELDS = {
     *("from", "clock", "at", "deterministic", "seed", "id", "lease"),

@@ -7,6 +7,7 @@ from datetime import UTC, datetime, time, timedelta
 from typing import Any
 
 from aftersales.clock import iso
+from aftersales.domain.callers import ALL_SCOPES
 from aftersales.worlds.errors import WorldRequestError
 
 CLOCK_MODES = ("real", "frozen", "offset")
@@ -14,6 +15,7 @@ SOURCE_KINDS = ("baseline", "dataset", "database", "world")
 PLACE_KINDS = ("world", "origin", "template", "scratch")
 STATES = ("creating", "ready")
 ADMIN_SCOPE = "worlds:admin"  # what a token needs for the admin API (apart from the tool scopes)
+TOKEN_SCOPES = (*ALL_SCOPES, ADMIN_SCOPE)  # every scope a token may hold
 
 
 @dataclass(frozen=True)

@@ -167,7 +167,7 @@ def _same_database(one: str, other: str) -> bool:
 
 def ensure(places: Places, source: Source, start: datetime) -> Place:
     """The template for `source` anchored to `start`'s day: found, or built now (once)."""
-    material = f"{source.identity}|{start.date()}|{migrate.head_revision()}|{__version__}"
+    material = f"{source.identity}|{start.date()}|{migrate.HEAD}|{__version__}"
     template = Place("template", sha256(material.encode()).hexdigest()[:16])
     if places.exists(template):
         return template
