@@ -20,6 +20,7 @@ import * as http from 'node:http';
 import Provider, { errors } from 'oidc-provider';
 
 const SCOPES = ['tickets:read', 'tickets:write', 'worlds:admin'];
+const DEFAULT_SCOPE = 'tickets:read';
 const ALG = 'RS256';
 
 const given = JSON.parse(process.argv[2]);
@@ -84,6 +85,8 @@ function build(keys) {
         features: {
             devInteractions: { enabled: false },
             clientCredentials: { enabled: true },
+            // Client ID Metadata Documents (the registration the MCP specification prefers): still a draft here.
+            clientIdMetadataDocument: { enabled: true, ack: 'draft-02' },
             registration: { enabled: true },
             revocation: { enabled: true },
             resourceIndicators: {
@@ -116,6 +119,15 @@ function rotate(keepOld) {
     provider = build(keys);
     handle = provider.callback();
     return { kid: keys[0].kid, kids: keys.map(key => key.kid) };
+}
+
+/** An authorization request that names no scope gets the default one, as RFC 6749 section 3.3 allows. */
+function defaultScope(req) {
+    const url = new URL(req.url, issuer);
+    if (url.searchParams.has('resource') && !url.searchParams.get('scope')) {
+        url.searchParams.set('scope', DEFAULT_SCOPE);
+        req.url = url.pathname + url.search;
+    }
 }
 
 async function body(req) {
@@ -181,6 +193,7 @@ const server = http.createServer(async (req, res) => {
             const { keep_old: keepOld = true } = JSON.parse((await body(req)) || '{}');
             return send(res, 200, 'application/json', JSON.stringify(rotate(keepOld)));
         }
+        if (path === '/auth') defaultScope(req);
         const step = path.match(/^\/interaction\/([^/]+)(?:\/(login|confirm))?$/);
         if (step) return await interaction(req, res, step[1], step[2]);
         return handle(req, res);
