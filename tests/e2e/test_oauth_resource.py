@@ -11,7 +11,7 @@ from aftersales.worlds.client import WorldsClient
 from aftersales.worlds.model import ADMIN_SCOPE
 from tests.support.clients import bearer_token, connect_http
 from tests.support.episodes import Served, serving_worlds
-from tests.support.issuer import ISSUER, FakeIssuer, ec_key
+from tests.support.issuer import ISSUER, FakeIssuer, ec_key, hmac_with_public_key, unsigned_token
 from tests.support.ports import free_port
 
 pytestmark = [pytest.mark.anyio, pytest.mark.http]
@@ -86,6 +86,22 @@ async def test_a_refused_access_token_is_401_invalid_token_with_the_reason_and_t
     challenge = answer.headers["www-authenticate"]
     assert challenge.startswith(f'Bearer resource_metadata="{served.url}/.well-known/oauth-protected-resource/mcp"')
     assert 'error="invalid_token"' in challenge and "error_description=" in challenge and reason in challenge
+
+
+@pytest.mark.parametrize(
+    ("forge", "reason"),
+    [
+        (lambda issuer: unsigned_token(issuer.claims(), issuer.signing.kid), "signed with 'none'"),
+        (lambda issuer: hmac_with_public_key(issuer.claims(), issuer.signing), "signed with 'HS256'"),
+        (lambda issuer: issuer.token(key=ec_key(issuer.signing.kid)), "signature does not verify"),
+        (lambda issuer: "eyJhbGciOi.not-a-header.x", "not a JWT access token"),
+    ],
+    ids=["alg-none", "hs256-with-the-public-key", "forged-signature", "malformed-header"],
+)
+async def test_a_forged_or_malformed_token_is_401_never_5xx(oauth, forge, reason):
+    served, issuer = oauth
+    answer = post(served, INITIALIZE, forge(issuer))
+    assert answer.status_code == 401 and reason in answer.json()["error_description"]
 
 
 async def test_a_machine_client_calls_the_tools_with_its_access_token(oauth, mode, stories):
