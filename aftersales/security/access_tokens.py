@@ -164,7 +164,7 @@ def _instant(claims: Mapping[str, Any], name: str) -> datetime:
 
 def _claims(claims: Mapping[str, Any], expires: datetime) -> AccessClaims:
     """The caller: the client itself for a machine client's token (no `sub`, or `sub` is the client), else `sub`."""
-    client = claims.get("client_id", claims.get("azp"))
+    client = claims.get("client_id", claims.get("azp", claims.get("cid")))  # azp: Keycloak, Auth0; cid: Okta
     subject = claims.get("sub")
     if not isinstance(client, str) or not client or (subject is not None and not isinstance(subject, str)):
         raise InvalidToken("the bearer token names no client (client_id)")

@@ -59,6 +59,19 @@ def test_production_serve_without_keys_stops_before_touching_the_database(tmp_pa
     assert not (tmp_path / "aftersales.db").exists()
 
 
+def test_oauth_serve_with_the_issuer_unreachable_stops_in_one_line_naming_it(tmp_path, monkeypatch, capsys):
+    issuer = f"http://127.0.0.1:{free_port()}"  # nothing listens there
+    monkeypatch.setenv("AFTERSALES_DATA_DIR", str(tmp_path))
+    monkeypatch.delenv("AFTERSALES_DATABASE_URL", raising=False)
+    monkeypatch.setenv("AFTERSALES_AUTH", "oauth")
+    monkeypatch.setenv("AFTERSALES_OAUTH_ISSUER", issuer)
+    monkeypatch.setenv("AFTERSALES_OAUTH_RESOURCE", "http://127.0.0.1:8000/mcp")
+    assert main(["serve", "--port", "0"]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and f"the issuer {issuer} cannot be reached" in lines[0] and "Traceback" not in lines[0]
+    assert not (tmp_path / "aftersales.db").exists()  # stopped before the database
+
+
 def test_pinning_where_the_platform_cannot_pin_is_one_line_before_anything_else_is_checked(
     tmp_path, monkeypatch, capsys
 ):

@@ -46,6 +46,12 @@ def test_a_persons_token_speaks_for_its_subject_and_a_token_without_sub_for_its_
     assert checked(issuer, issuer.token(sub=None)).caller.id == MACHINE
 
 
+@pytest.mark.parametrize("claim", ["azp", "cid"])
+def test_a_provider_naming_the_client_in_azp_or_cid_is_understood(claim):
+    issuer = FakeIssuer()
+    assert checked(issuer, issuer.token(client_id=None, sub=None, **{claim: "agent-7"})).caller.id == "agent-7"
+
+
 def test_scopes_given_as_a_scp_list_are_read_too():
     issuer = FakeIssuer()
     assert checked(issuer, issuer.token(scope=None, scp=["tickets:read"])).caller.scopes == {"tickets:read"}
