@@ -3,23 +3,23 @@
 Hosts connect from nothing with the SDK's own OAuth providers, as the MCP authorization specification has them
 do; the refusals here are those that need the real issuer (its tokens for another resource or without a scope,
 its key rotations, the issuer going down). The refusals a token made in the test shows (expired, forged, alg
-none, HS256 with the public key, another issuer, malformed) are unit tests of the resource server.
+none, HS256 with the public key, another issuer, malformed) are tests of the resource server against an issuer in
+memory (tests/unit/test_access_tokens.py, test_issuer_keys.py, tests/e2e/test_oauth_resource.py), and so are the
+admin API's worlds:admin and `serve` stopping in one line when the issuer cannot be reached
+(tests/integration/test_cli.py).
 """
 
 import base64
 import json
 from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
 from sqlalchemy import select
 
 from aftersales.app import App
-from aftersales.cli.main import main
 from aftersales.domain.calls import TOOL_NAMES
 from aftersales.storage.models import ToolCall
 from aftersales.web.app import create_web_app
@@ -53,34 +53,25 @@ class Served:
             return list(uow.session.scalars(select(ToolCall.caller).order_by(ToolCall.id)))
 
 
-@contextmanager
-def serving_oauth(issuer: AuthorizationServer, database_url: str, folder: Path, **changes: Any) -> Iterator[Served]:
-    """The server in OAuth mode on a free port, trusting `issuer`, with no pause between key refreshes (so a test
-    sees a rotation at once; the bound on refreshes is a unit test's) and any other `changes`."""
+@pytest.fixture
+def served(authorization_server: AuthorizationServer, database_url: str, tmp_path: Path) -> Iterator[Served]:
+    """The server in OAuth mode on a free port, trusting the test's issuer, with no pause between key refreshes
+    (so a test sees a rotation at once; the bound on refreshes is a unit test's)."""
     port = free_port()
-    app = App(
-        settings_for(
-            database_url,
-            folder,
-            auth="oauth",
-            oauth_issuer=issuer.issuer,
-            oauth_resource=f"http://127.0.0.1:{port}/mcp",
-            oauth_keys_cooldown=timedelta(0),
-            **changes,
-        )
+    settings = settings_for(
+        database_url,
+        tmp_path,
+        auth="oauth",
+        oauth_issuer=authorization_server.issuer,
+        oauth_resource=f"http://127.0.0.1:{port}/mcp",
+        oauth_keys_cooldown=timedelta(0),
     )
+    app = App(settings)
     try:
         with serving(create_web_app(app), port) as url:
             yield Served(app, url)
     finally:
         app.close()
-
-
-@pytest.fixture
-def served(authorization_server: AuthorizationServer, database_url: str, tmp_path: Path) -> Iterator[Served]:
-    """aftersales in OAuth mode, trusting the test's authorization server."""
-    with serving_oauth(authorization_server, database_url, tmp_path) as server:
-        yield server
 
 
 def claims(token: str, part: int = 1) -> dict[str, object]:
@@ -239,35 +230,6 @@ async def test_while_the_issuer_is_down_the_cached_keys_keep_working_and_a_new_k
         assert retry.status_code == 503 and int(retry.headers["retry-after"]) > 0
         assert "Retry the same request" in retry.json()["what_to_do"]
     assert query(served, unseen, ticket_id).status_code == 200
-
-
-@SQLITE_ONLY
-def test_the_admin_api_takes_an_issuer_token_with_worlds_admin_and_challenges_one_without_it(
-    authorization_server, database_url, worlds_home, tmp_path
-):
-    worlds = {"worlds_admin_enabled": True, "worlds_dir": worlds_home.folder, "worlds_prefix": worlds_home.prefix}
-    with serving_oauth(authorization_server, database_url, tmp_path, **worlds) as served:
-        admin, reader = (
-            authorization_server.client_credentials_token(served.resource, scope=scope)
-            for scope in ("worlds:admin", "tickets:read")
-        )
-        listed = httpx.get(f"{served.url}/admin/worlds", headers={"Authorization": f"Bearer {admin}"}, timeout=10)
-        refused = httpx.get(f"{served.url}/admin/worlds", headers={"Authorization": f"Bearer {reader}"}, timeout=10)
-    assert listed.status_code == 200, listed.text
-    assert refused.status_code == 403
-    challenge = refused.headers["www-authenticate"]
-    assert 'error="insufficient_scope"' in challenge and "worlds:admin" in challenge
-
-
-def test_serve_stops_with_one_line_naming_the_issuer_when_it_cannot_be_reached(monkeypatch, capsys):
-    unreachable = f"http://127.0.0.1:{free_port()}"
-    monkeypatch.setenv("AFTERSALES_AUTH", "oauth")
-    monkeypatch.setenv("AFTERSALES_OAUTH_ISSUER", unreachable)
-    monkeypatch.setenv("AFTERSALES_OAUTH_RESOURCE", "http://127.0.0.1:8000/mcp")
-    assert main(["serve", "--port", str(free_port())]) == 2
-    printed = capsys.readouterr()
-    lines = printed.err.strip().splitlines()
-    assert len(lines) == 1 and unreachable in lines[0] and printed.out == ""
 
 
 def test_the_authorization_server_the_tests_use_passes_the_conformance_suites_authorization_server_scenarios(
