@@ -25,6 +25,7 @@ from aftersales.storage.models import ToolCall
 from aftersales.web.app import create_web_app
 from tests.support import conformance
 from tests.support.apps import settings_for
+from tests.support.creation import create_arguments
 from tests.support.elicitation import Person
 from tests.support.oauth_hosts import connect_oauth, machine_host, person_host
 from tests.support.oauth_server import AuthorizationServer
@@ -35,6 +36,7 @@ from tests.support.web import serving
 pytestmark = [pytest.mark.anyio, pytest.mark.http]
 SQLITE_ONLY = pytest.mark.parametrize("backend", ["sqlite"], indirect=True)  # the HTTP layer's rules, not storage's
 QUERY = "after_sales_query_ticket"
+CREATE = "after_sales_create_ticket"
 MODERN = {**ACCEPT, "MCP-Protocol-Version": "2026-07-28"}
 # The envelope every stateless (2026-07-28) request carries in params._meta.
 ENVELOPE = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
@@ -129,21 +131,32 @@ async def test_a_host_connects_from_nothing_with_the_sdks_oauth_flow_and_calls_t
 
 
 @SQLITE_ONLY
+async def test_a_host_the_person_allowed_only_to_read_steps_up_when_a_write_is_refused_with_insufficient_scope(
+    served, authorization_server, stories
+):
+    host, sent = person_host(served.resource, authorization_server, allowing=[{"tickets:read"}]), []
+    person = Person(method="original_payment")
+    async with connect_oauth(served.resource, host, sent, elicitation_callback=person) as client:
+        read = await client.call_tool(QUERY, {"ticket_id": stories["ticket_awaiting_return"]["ticket_id"]})
+        created = await client.call_tool(CREATE, create_arguments(stories["vip_laptop_recent"]["order_id"]))
+    assert not read.is_error and created.structured_content["outcome"] == "created", created.content
+    # The write was refused with the scope it needs, and the host asked the person again, for read and write.
+    assert f"POST {served.resource} 403" in sent
+    assert sent.count(f"POST {authorization_server.issuer}/token 200") == 2
+    token = host.context.current_tokens
+    assert token is not None
+    assert {"tickets:read", "tickets:write"} <= set(str(claims(token.access_token)["scope"]).split())
+
+
+@SQLITE_ONLY
 async def test_a_machine_client_gets_a_token_with_client_credentials_and_opens_a_ticket_answering_its_questions(
     served, authorization_server, stories, mode
 ):
     person, sent = Person(method="original_payment"), []
     host = machine_host(served.resource, authorization_server)
-    arguments = {
-        "order_id": stories["vip_laptop_recent"]["order_id"],
-        "line_no": 1,
-        "kind": "return_and_refund",
-        "reason_code": "defective",
-        "description": "It stopped working after two days.",
-        "idempotency_key": "oauth-machine-1",
-    }
+    arguments = create_arguments(stories["vip_laptop_recent"]["order_id"])
     async with connect_oauth(served.resource, host, sent, mode, elicitation_callback=person) as client:
-        result = await client.call_tool("after_sales_create_ticket", arguments)
+        result = await client.call_tool(CREATE, arguments)
     assert result.structured_content["outcome"] == "created", result.content
     assert person.questions == ["refund_method", "confirm"]
     assert f"POST {authorization_server.issuer}/token 200" in sent

@@ -5,7 +5,7 @@ server's `authorize`, which signs in and allows. A machine host uses the SDK's c
 way the MCP client is the SDK's, over Streamable HTTP, and every HTTP request it makes is recorded.
 """
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 from urllib.parse import parse_qs, urlparse
@@ -41,8 +41,13 @@ class MemoryTokens:
         self.client = client_info
 
 
-def person_host(mcp_url: str, issuer: AuthorizationServer, preregistered: bool = False) -> OAuthClientProvider:
-    """A host acting for the issuer's person: it registers itself (RFC 7591), or uses the preregistered client."""
+def person_host(
+    mcp_url: str, issuer: AuthorizationServer, preregistered: bool = False, allowing: Sequence[set[str]] = ()
+) -> OAuthClientProvider:
+    """A host acting for the issuer's person: it registers itself (RFC 7591), or uses the preregistered client.
+
+    At the n-th authorization the person allows only the scopes `allowing[n]`, and everything asked after those.
+    """
     metadata = OAuthClientMetadata(
         redirect_uris=[issuer.redirect_uri],  # type: ignore[list-item]  # pydantic parses the string
         token_endpoint_auth_method="none",  # a public client: PKCE instead of a secret
@@ -55,12 +60,14 @@ def person_host(mcp_url: str, issuer: AuthorizationServer, preregistered: bool =
         issuer=issuer.issuer,
     )
     asked: list[str] = []
+    choices = list(allowing)
 
     async def open_browser(authorization_url: str) -> None:
         asked.append(authorization_url)
 
     async def wait_for_redirect() -> AuthorizationCodeResult:
-        back = parse_qs(urlparse(await anyio.to_thread.run_sync(issuer.authorize, asked.pop())).query)
+        allowed = choices.pop(0) if choices else None
+        back = parse_qs(urlparse(await anyio.to_thread.run_sync(issuer.authorize, asked.pop(), allowed)).query)
         return AuthorizationCodeResult(code=back["code"][0], state=back["state"][0], iss=back.get("iss", [None])[0])
 
     storage = MemoryTokens(known if preregistered else None)

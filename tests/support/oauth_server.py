@@ -15,7 +15,7 @@ import secrets
 import signal
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -137,11 +137,12 @@ class AuthorizationServer:
             raise AssertionError(f"the token request failed ({answer.status_code}): {answer.text}")
         return str(answer.json()["access_token"])
 
-    def authorize(self, authorization_url: str) -> str:
-        """Sign in and allow what `authorization_url` asks for, as the person would; the client's redirect URL.
+    def authorize(self, authorization_url: str, allowing: Collection[str] | None = None) -> str:
+        """Sign in and allow what `authorization_url` asks for (only the scopes in `allowing`, when given), as the
+        person would; the client's redirect URL.
 
         Follows the server's redirects and posts each form it shows (the login form with this account's
-        credentials, then the consent form) until it redirects away from the issuer, to the client.
+        credentials, then the consent form with its scope boxes) until it redirects away from the issuer.
         """
         with httpx.Client(timeout=10) as browser:
             answer = browser.get(authorization_url)
@@ -153,13 +154,16 @@ class AuthorizationServer:
                     answer = browser.get(target)
                 elif answer.status_code == 200 and "<form" in answer.text:
                     action = urljoin(str(answer.url), _form_action(answer.text))
-                    answer = browser.post(action, data=self._fill(answer.text))
+                    answer = browser.post(action, data=self._fill(answer.text, allowing))
                 else:
                     raise AssertionError(f"the authorization server answered {answer.status_code}: {answer.text[:500]}")
         raise AssertionError(f"no redirect to the client after {MAX_STEPS} steps")
 
-    def _fill(self, form: str) -> dict[str, str]:
-        return {"login": self.login, "password": self.password} if 'name="login"' in form else {}
+    def _fill(self, form: str, allowing: Collection[str] | None) -> dict[str, str | list[str]]:
+        if 'name="login"' in form:
+            return {"login": self.login, "password": self.password}
+        boxes = re.findall(r'name="scope" value="([^"]+)" checked', form)
+        return {"scope": [scope for scope in boxes if allowing is None or scope in allowing]}
 
 
 def _form_action(page: str) -> str:

@@ -150,11 +150,14 @@ function page(uid, prompt, details) {
 <label>Login <input name="login" autofocus></label> <label>Password <input name="password" type="password"></label>
 <button type="submit">Sign in</button></form>`;
     }
-    const asked = Object.entries(prompt.details.missingResourceScopes ?? {})
-        .map(([resource, scopes]) => `<li>${escape(resource)}: ${scopes.map(escape).join(', ')}</li>`)
+    // One ticked box per scope asked: the person may allow fewer than the client asked for.
+    const boxes = Object.entries(prompt.details.missingResourceScopes ?? {})
+        .map(([resource, scopes]) => `<fieldset><legend>${escape(resource)}</legend>${scopes
+            .map(scope => `<label><input type="checkbox" name="scope" value="${escape(scope)}" checked> ${escape(scope)}</label>`)
+            .join(' ')}</fieldset>`)
         .join('');
-    return `<!doctype html><title>Consent</title><h1>${escape(details.params.client_id)} asks for</h1><ul>${asked}</ul>
-<form method="post" action="/interaction/${uid}/confirm"><button type="submit">Allow</button></form>`;
+    return `<!doctype html><title>Consent</title><h1>${escape(details.params.client_id)} asks for</h1>
+<form method="post" action="/interaction/${uid}/confirm">${boxes}<button type="submit">Allow</button></form>`;
 }
 
 async function interaction(req, res, uid, action) {
@@ -177,8 +180,12 @@ async function interaction(req, res, uid, action) {
             : new provider.Grant({ accountId: session.accountId, clientId: params.client_id });
         if (prompt.details.missingOIDCScope) grant.addOIDCScope(prompt.details.missingOIDCScope.join(' '));
         if (prompt.details.missingOIDCClaims) grant.addOIDCClaims(prompt.details.missingOIDCClaims);
+        const allowed = new Set(form.getAll('scope'));
         for (const [resource, scopes] of Object.entries(prompt.details.missingResourceScopes ?? {})) {
-            grant.addResourceScope(resource, scopes.join(' '));
+            const kept = scopes.filter(scope => allowed.has(scope));
+            const refused = scopes.filter(scope => !allowed.has(scope));
+            if (kept.length) grant.addResourceScope(resource, kept.join(' '));
+            if (refused.length) grant.rejectResourceScope(resource, refused.join(' ')); // or it would ask again
         }
         const saved = await grant.save();
         return provider.interactionFinished(req, res, { consent: { grantId: saved } }, { mergeWithLastSubmission: true });
