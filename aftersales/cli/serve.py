@@ -117,11 +117,8 @@ def serve_http(app: App) -> int:
 
         def announce() -> None:
             say(announcement(url, settings.workers, cpus))
-            if settings.auth == "oauth":
-                say(f"aftersales: OAuth mode: access tokens of {settings.oauth_issuer} for {settings.oauth_resource}")
-            elif settings.env == "development":
-                token = tokens.issue(keys, "support-bot", list(ALL_SCOPES), timedelta(days=30), now())
-                say(CLIENT_SNIPPET.format(url=url, token=token))
+            if (how := how_to_connect(settings, keys, url)) is not None:
+                say(how)
 
         if settings.workers > 1:
             app.close()  # the parent only supervises: its connections and audit writer are not needed any more
@@ -134,6 +131,16 @@ def serve_http(app: App) -> int:
         for listener in listeners:
             listener.close()
     return 0
+
+
+def how_to_connect(settings: Settings, keys: list[str], url: str) -> str | None:
+    """What `serve` says after its banner: whose tokens it takes in OAuth mode, a ready token in development."""
+    if settings.auth == "oauth":  # a token of this server's own would not open /mcp
+        return f"aftersales: OAuth mode: access tokens of {settings.oauth_issuer} for {settings.oauth_resource}"
+    if settings.env == "development":
+        token = tokens.issue(keys, "support-bot", list(ALL_SCOPES), timedelta(days=30), now())
+        return CLIENT_SNIPPET.format(url=url, token=token)
+    return None
 
 
 def reach_issuer(app: App) -> None:

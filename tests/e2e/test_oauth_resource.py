@@ -148,6 +148,10 @@ async def test_while_the_issuer_is_down_known_keys_work_and_a_new_key_is_retryab
     answer = post(served, INITIALIZE, issuer.token())
     assert answer.status_code == 503 and int(answer.headers["retry-after"]) >= 1
     assert "cannot be reached" in answer.json()["error_description"]
+    admin = httpx.get(
+        f"{served.url}/admin/worlds", headers={"Authorization": f"Bearer {issuer.token(scope=ADMIN_SCOPE)}"}
+    )
+    assert admin.status_code == 503 and int(admin.headers["retry-after"]) >= 1
     issuer.up = True
     assert post(served, INITIALIZE, issuer.token()).status_code == 200
 
