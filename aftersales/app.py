@@ -3,11 +3,13 @@
 from dataclasses import dataclass, field
 from functools import cached_property
 
+import httpx2
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from aftersales.mcp.metrics import Metrics
 from aftersales.security.cursors import SignedCursors
+from aftersales.security.issuer_keys import IssuerKeys
 from aftersales.security.keys import caller_keys, key_ring
 from aftersales.security.payout_keys import AccountCipher
 from aftersales.settings import Settings
@@ -28,6 +30,8 @@ class App:
     settings: Settings = field(default_factory=Settings)
     # Answers a world's forms itself (issue #14's scripted customer); None leaves every question to the client.
     form_answerer: FormAnswerer | None = None
+    # How the OAuth issuer is reached; None: over the network (tests put an issuer in memory here).
+    issuer_transport: httpx2.AsyncBaseTransport | None = None
 
     @cached_property
     def engine(self) -> Engine:
@@ -50,6 +54,14 @@ class App:
     def caller_keys(self) -> list[str]:
         """Keys for caller tokens: the first signs, all verify."""
         return caller_keys(self.settings)
+
+    @cached_property
+    def issuer_keys(self) -> IssuerKeys | None:
+        """The OAuth issuer's signature keys (AFTERSALES_AUTH=oauth), shared by every request; None in signed mode."""
+        settings = self.settings
+        if settings.auth != "oauth" or settings.oauth_issuer is None:
+            return None
+        return IssuerKeys(settings.oauth_issuer, settings.oauth_keys_cooldown, self.issuer_transport)
 
     @cached_property
     def state_keys(self) -> list[str]:

@@ -7,7 +7,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BeforeValidator, Field
+from pydantic import AfterValidator, BeforeValidator, Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from aftersales.domain.policy import THRESHOLDS, Thresholds
@@ -58,6 +58,31 @@ class Settings(BaseSettings):
     rate_write_burst: int = Field(default=20, ge=1, description="Write tool calls a caller may make at once.")
     audit_retention: Duration = Field(default=timedelta(days=30), description="How long tool-call records are kept.")
     secret_keys: str | None = Field(default=None, description="Comma-separated caller-token keys; first signs.")
+    auth: Literal["signed", "oauth"] = Field(
+        default="signed",
+        description="How /mcp callers authenticate: tokens this server signs, or the access tokens of an OAuth issuer.",
+    )
+    oauth_issuer: str | None = Field(
+        default=None,
+        pattern=r"^https?://[^\s/?#]+(/[^\s?#]*)?$",
+        description="The authorization server (OAuth issuer URL) whose access tokens are accepted when auth=oauth.",
+    )
+    oauth_resource: str | None = Field(
+        default=None,
+        pattern=r"^https?://[^\s/?#]+(/[^\s?#]*)?$",
+        description="This server's canonical /mcp URL: the audience (RFC 8707 resource) access tokens must carry.",
+    )
+    oauth_leeway: Duration = Field(
+        default=timedelta(seconds=30),
+        ge=timedelta(0),
+        le=timedelta(minutes=5),
+        description="Clock difference allowed when checking an access token's exp and nbf.",
+    )
+    oauth_keys_cooldown: Duration = Field(
+        default=timedelta(seconds=30),
+        ge=timedelta(0),
+        description="The least time between two fetches of the issuer's keys for a token naming a key id not held.",
+    )
     stdio_caller: str = Field(default="local", description="Caller id of the one local client on stdio.")
     quote_ttl: Duration = Field(default=timedelta(minutes=30), description="How long refund quotes are held.")
     state_keys: str | None = Field(default=None, description="Comma-separated requestState keys; first seals.")
@@ -115,6 +140,19 @@ class Settings(BaseSettings):
         "tool texts; worlds made with a set of their own serve theirs.",
     )
 
+    @model_validator(mode="after")
+    def _oauth_needs_issuer_and_resource(self) -> "Settings":
+        """OAuth mode cannot check a token without knowing whose tokens it takes and which audience they carry."""
+        if self.auth == "oauth":
+            missing = [name for name in ("oauth_issuer", "oauth_resource") if not getattr(self, name)]
+            if missing:
+                variables = " and ".join(f"AFTERSALES_{name.upper()}" for name in missing)
+                raise ValueError(
+                    f"AFTERSALES_AUTH=oauth needs {variables}: the issuer URL whose access tokens are accepted and "
+                    "this server's /mcp URL, the audience they must be issued for"
+                )
+        return self
+
     @property
     def thresholds(self) -> Thresholds:
         """The policy's thresholds as configured."""
@@ -151,7 +189,7 @@ class Settings(BaseSettings):
 # AFTERSALES_* variables that are not settings, each read by something else on purpose: an agent under `aftersales
 # eval` (testing/runner.py), the reference LLM agent's own (examples/llm_agent/config.py), the pytest plugin's
 # options (testing/plugin.py), the test suite's and the benchmarks' own, docker compose's published port
-# (.env.example), and the README's mcp-remote host block.
+# (.env.example), and the README's mcp-remote host block (AFTERSALES_AUTH_HEADER).
 NOT_SETTINGS = frozenset(
     {
         "AFTERSALES_MCP_URL",
@@ -182,7 +220,7 @@ NOT_SETTINGS = frozenset(
         "AFTERSALES_BENCH_POSTGRES_URL",
         "AFTERSALES_BENCH_ABLATE",
         "AFTERSALES_PUBLISHED_PORT",
-        "AFTERSALES_AUTH",
+        "AFTERSALES_AUTH_HEADER",
     }
 )
 

@@ -7,6 +7,7 @@ import socket
 import sys
 from datetime import timedelta
 
+import anyio
 import uvicorn
 from starlette.applications import Starlette
 
@@ -22,6 +23,7 @@ from aftersales.domain.callers import ALL_SCOPES, Caller
 from aftersales.mcp.caller import acting_as
 from aftersales.mcp.server import build_server
 from aftersales.security import tokens
+from aftersales.security.issuer_keys import IssuerUnreachable
 from aftersales.settings import Settings
 from aftersales.web import serving
 from aftersales.web.app import create_web_app
@@ -101,6 +103,7 @@ def serve_http(app: App) -> int:
     settings = app.settings
     keys = app.caller_keys  # keys and host settings are checked before anything touches the database
     web = create_web_app(app)
+    reach_issuer(app)
     sock = listen(settings.host, settings.port)
     # Several workers each get a listening socket of their own now, before anything touches the database.
     listeners = spread(sock, settings.host, settings.workers) if settings.workers > 1 else [sock]
@@ -114,9 +117,8 @@ def serve_http(app: App) -> int:
 
         def announce() -> None:
             say(announcement(url, settings.workers, cpus))
-            if settings.env == "development":
-                token = tokens.issue(keys, "support-bot", list(ALL_SCOPES), timedelta(days=30), now())
-                say(CLIENT_SNIPPET.format(url=url, token=token))
+            if (how := how_to_connect(settings, keys, url)) is not None:
+                say(how)
 
         if settings.workers > 1:
             app.close()  # the parent only supervises: its connections and audit writer are not needed any more
@@ -129,6 +131,30 @@ def serve_http(app: App) -> int:
         for listener in listeners:
             listener.close()
     return 0
+
+
+def how_to_connect(settings: Settings, keys: list[str], url: str) -> str | None:
+    """What `serve` says after its banner: whose tokens it takes in OAuth mode, a ready token in development."""
+    if settings.auth == "oauth":  # a token of this server's own would not open /mcp
+        return f"aftersales: OAuth mode: access tokens of {settings.oauth_issuer} for {settings.oauth_resource}"
+    if settings.env == "development":
+        token = tokens.issue(keys, "support-bot", list(ALL_SCOPES), timedelta(days=30), now())
+        return CLIENT_SNIPPET.format(url=url, token=token)
+    return None
+
+
+def reach_issuer(app: App) -> None:
+    """In OAuth mode, read the issuer's metadata and keys now: an issuer that cannot be reached stops the start."""
+    keys = app.issuer_keys
+    if keys is None:
+        return
+    try:
+        anyio.run(keys.load)  # its own event loop, before uvicorn's; the keys it reads stay cached for serving
+    except IssuerUnreachable as problem:
+        raise StartupError(
+            f"{problem}, so no access token can be checked. Check AFTERSALES_OAUTH_ISSUER and that the authorization "
+            "server is running and reachable from here."
+        ) from None
 
 
 def serve_worker(app: App, fds: str, cpu: int | None) -> int:

@@ -2,11 +2,17 @@
 
 from dataclasses import dataclass
 
+from aftersales.domain.calls import WRITES
 from aftersales.domain.errors import PermissionDenied
 
 READ = "tickets:read"
 WRITE = "tickets:write"
 ALL_SCOPES = (READ, WRITE)
+
+
+def scope_for(tool: str) -> str:
+    """The scope a tool needs: tickets:write for the tools that change what the customer sees, else tickets:read."""
+    return WRITE if tool in WRITES else READ
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from mcp.server.auth.provider import AccessToken
 
 from aftersales.domain.callers import Caller
 from aftersales.domain.errors import PermissionDenied
+from aftersales.security.access_tokens import AccessClaims
 
 
 def access_token_for(caller: Caller, expires_at: int | None = None, world: str | None = None) -> AccessToken:
@@ -25,6 +26,24 @@ def access_token_for(caller: Caller, expires_at: int | None = None, world: str |
         scopes=sorted(caller.scopes),
         expires_at=expires_at,
         claims=None if world is None else {"iss": f"aftersales/world/{world}"},
+    )
+
+
+def oauth_access_token(claims: AccessClaims, resource: str) -> AccessToken:
+    """The SDK's view of an OAuth access token's caller: the caller id as subject, the issuer as the SDK's `iss`.
+
+    The client the token was issued to stays the client_id; the subject is the caller id (the person, or the client
+    itself for a machine client), so quotes, idempotency keys and requestState are owned by the caller, and a
+    session or round opened with one issuer's token is never continued with another's.
+    """
+    return AccessToken(
+        token=f"oauth:{claims.caller.id}",
+        client_id=claims.client_id,
+        subject=claims.caller.id,
+        scopes=sorted(claims.caller.scopes),
+        expires_at=int(claims.expires_at.timestamp()),
+        resource=resource,
+        claims={"iss": claims.issuer},
     )
 
 

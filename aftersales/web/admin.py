@@ -1,6 +1,7 @@
 """The worlds admin API under /admin/worlds: the CLI's world operations over HTTP, for harnesses in any language.
 
-Authenticated by caller tokens holding the `worlds:admin` scope (the tool scopes do not open it). Every operation
+Authenticated by caller tokens holding the `worlds:admin` scope (the tool scopes do not open it); in OAuth mode by
+the issuer's access tokens with that scope too. Every operation
 runs on a worker thread (creating a world from a large dataset takes seconds); errors are JSON
 `{"error": kind, "message": three-part message}` with the status the error names. On when AFTERSALES_WORLDS_ADMIN
 says so; by default in development only.
@@ -21,9 +22,12 @@ from starlette.routing import BaseRoute, Mount, Route
 
 from aftersales.app import App
 from aftersales.clock import now
+from aftersales.domain.callers import ALL_SCOPES
 from aftersales.domain.errors import AfterSalesError
+from aftersales.security.issuer_keys import KeysUnavailable
 from aftersales.security.tokens import InvalidToken, UnsignedToken, verify
 from aftersales.web.auth import unsigned_how_to
+from aftersales.web.oauth import OAuthCallers
 from aftersales.worlds import api, inspect
 from aftersales.worlds.errors import WorldError
 from aftersales.worlds.model import ADMIN_SCOPE
@@ -39,16 +43,18 @@ TRACE_SHAPES: dict[str, Callable[[Any], Response]] = {
 }
 HOW_TO = (
     "Send 'Authorization: Bearer <token>' with a token holding the worlds:admin scope; the operator issues one with "
-    "`aftersales token issue --caller harness --scopes worlds:admin`."
+    "`aftersales token issue --caller harness --scopes worlds:admin` (in OAuth mode, the authorization server "
+    "issues it: an access token for this server's /mcp URL with the scope worlds:admin)."
 )
 
 
-def admin_routes(app: App, texts: api.Texts | None = None) -> list[BaseRoute]:
+def admin_routes(app: App, texts: api.Texts | None = None, oauth: OAuthCallers | None = None) -> list[BaseRoute]:
     """The admin API's routes: the collection, and each world's operations mounted under it.
 
     `texts` reads a new world's "tool_descriptions" (the served tools' description sets); None refuses the field.
+    With `oauth`, the issuer's access tokens holding worlds:admin are accepted beside this server's own tokens.
     """
-    admin = WorldsAdmin(app, texts)
+    admin = WorldsAdmin(app, texts, oauth)
     one_world = [
         Route("/{world_id}", admin.one, methods=["GET", "DELETE"]),
         Route("/{world_id}/fork", admin.fork, methods=["POST"]),
@@ -66,12 +72,12 @@ def admin_routes(app: App, texts: api.Texts | None = None) -> list[BaseRoute]:
 class WorldsAdmin:
     """The handlers: authenticate, read the body, run the operation off the event loop, answer."""
 
-    def __init__(self, app: App, texts: api.Texts | None = None) -> None:
-        self.app, self._texts = app, texts
+    def __init__(self, app: App, texts: api.Texts | None = None, oauth: OAuthCallers | None = None) -> None:
+        self.app, self._texts, self._oauth = app, texts, oauth
 
     async def collection(self, request: Request) -> Response:
         """GET: every world. POST: create one (201, with a token bound to it)."""
-        if (refusal := self._refusal(request)) is not None:
+        if (refusal := await self._refusal(request)) is not None:
             return refusal
         if request.method == "GET":
             return await self._run(lambda: api.listing(self.app.worlds))
@@ -82,7 +88,7 @@ class WorldsAdmin:
 
     async def one(self, request: Request) -> Response:
         """GET: the world. DELETE: drop it (204)."""
-        if (refusal := self._refusal(request)) is not None:
+        if (refusal := await self._refusal(request)) is not None:
             return refusal
         world_id = request.path_params["world_id"]
         if request.method == "GET":
@@ -96,7 +102,7 @@ class WorldsAdmin:
 
     async def reset(self, request: Request) -> Response:
         """Put the world back as it was created."""
-        if (refusal := self._refusal(request)) is not None:
+        if (refusal := await self._refusal(request)) is not None:
             return refusal
         world_id = request.path_params["world_id"]
         return await self._run(partial(api.reset, self.app.worlds, world_id), changes=world_id)
@@ -113,21 +119,21 @@ class WorldsAdmin:
 
     async def snapshot(self, request: Request) -> Response:
         """The canonical snapshot (?audit=true includes the audit)."""
-        if (refusal := self._refusal(request)) is not None:
+        if (refusal := await self._refusal(request)) is not None:
             return refusal
         world_id, audit = request.path_params["world_id"], _flag(request, "audit")
         return await self._run(partial(inspect.snapshot, self.app.worlds, world_id, audit))
 
     async def hash(self, request: Request) -> Response:
         """The hash of the canonical snapshot."""
-        if (refusal := self._refusal(request)) is not None:
+        if (refusal := await self._refusal(request)) is not None:
             return refusal
         world_id, audit = request.path_params["world_id"], _flag(request, "audit")
         return await self._run(lambda: {"hash": inspect.world_hash(self.app.worlds, world_id, audit)})
 
     async def diff(self, request: Request) -> Response:
         """GET: against ?against=source (default) or a world id, ?tables=a,b for some tables. POST: a snapshot."""
-        if (refusal := self._refusal(request)) is not None:
+        if (refusal := await self._refusal(request)) is not None:
             return refusal
         world_id = request.path_params["world_id"]
         if request.method == "GET":
@@ -141,7 +147,7 @@ class WorldsAdmin:
 
     async def trace(self, request: Request) -> Response:
         """The world's trace: JSON lines (default), ?format=json for one object, ?format=text for a person."""
-        if (refusal := self._refusal(request)) is not None:
+        if (refusal := await self._refusal(request)) is not None:
             return refusal
         world_id, shape = request.path_params["world_id"], request.query_params.get("format", "jsonl")
         answer = TRACE_SHAPES.get(shape)
@@ -157,7 +163,7 @@ class WorldsAdmin:
     async def _with_body(
         self, request: Request, work: Callable[[Any, str], Any], status: int = 200, changes: bool = False
     ) -> Response:
-        if (refusal := self._refusal(request)) is not None:
+        if (refusal := await self._refusal(request)) is not None:
             return refusal
         body = await _body(request)
         if isinstance(body, Response):
@@ -195,24 +201,40 @@ class WorldsAdmin:
             return Response(status_code=204)
         return JSONResponse(result, status_code=status)
 
-    def _refusal(self, request: Request) -> Response | None:
+    async def _refusal(self, request: Request) -> Response | None:
         """401 without a valid token, 403 without the admin scope; None when the request may go on."""
         scheme, _, token = request.headers.get("authorization", "").partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
             return _error(401, "invalid_token", f"The request has no bearer token. {HOW_TO}")
+        moment = now()
         try:
-            claims = verify(self.app.caller_keys, token.strip(), now())
+            try:
+                caller = verify(self.app.caller_keys, token.strip(), moment).caller
+            except UnsignedToken:
+                if self._oauth is None:
+                    raise
+                caller = (await self._oauth.verify(token.strip(), moment))[0].caller  # the issuer's access token
         except InvalidToken as problem:
             where = f" {unsigned_how_to(self.app.settings)}" if isinstance(problem, UnsignedToken) else ""
             return _error(401, "invalid_token", f"{str(problem).capitalize()}.{where} {HOW_TO}")
-        if ADMIN_SCOPE not in claims.caller.scopes:
-            held = ", ".join(sorted(claims.caller.scopes)) or "none"
-            return _error(
+        except KeysUnavailable as problem:
+            answer = _error(503, "unavailable", f"{str(problem).capitalize()}. Retry in {problem.retry_after} seconds.")
+            answer.headers["Retry-After"] = str(problem.retry_after)
+            return answer
+        if ADMIN_SCOPE not in caller.scopes:
+            held = ", ".join(sorted(caller.scopes)) or "none"
+            answer = _error(
                 403,
                 "insufficient_scope",
-                f'Caller "{claims.caller.id}" may not administer worlds: its token holds {held}. The admin API '
+                f'Caller "{caller.id}" may not administer worlds: its token holds {held}. The admin API '
                 f"needs the {ADMIN_SCOPE} scope, which the tool scopes do not include. {HOW_TO}",
             )
+            if self._oauth is not None:
+                wanted = (*sorted(caller.scopes & {*ALL_SCOPES}), ADMIN_SCOPE)
+                answer.headers["WWW-Authenticate"] = self._oauth.challenge(
+                    "insufficient_scope", f"the admin API needs the scope {ADMIN_SCOPE}", wanted
+                )
+            return answer
         return None
 
 

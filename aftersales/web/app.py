@@ -1,4 +1,5 @@
-"""Starlette app serving /mcp (Streamable HTTP), /healthz, /readyz, /metrics and, when enabled, /admin/worlds."""
+"""Starlette app serving /mcp (Streamable HTTP), /healthz, /readyz, /metrics, when enabled /admin/worlds, and in
+OAuth mode the protected resource metadata (/.well-known/oauth-protected-resource)."""
 
 import logging
 import os
@@ -24,6 +25,7 @@ from aftersales.storage.migrate import HEAD, current_revision
 from aftersales.web.admin import admin_routes
 from aftersales.web.auth import BearerAuth, unsigned_how_to
 from aftersales.web.bodies import WholeBodies
+from aftersales.web.oauth import OAuthCallers, ScopeChallenge
 from aftersales.web.payout_page import payout_routes
 from aftersales.web.resumption import StreamEvents
 from aftersales.web.sessions import CallerSessionManager
@@ -93,21 +95,29 @@ def create_web_app(app: App, server: MCPServer | None = None) -> Starlette:
         body, content_type = app.metrics.render(request.headers.get("accept", ""))
         return Response(body, headers={"Content-Type": content_type})
 
+    keys = app.issuer_keys
+    oauth = None if keys is None else OAuthCallers.from_settings(settings, keys)
     web = Starlette(
         routes=[
             Route("/mcp", endpoint=StreamableHTTPASGIApp(sessions)),
+            *(oauth.routes() if oauth else []),
             Route("/healthz", healthz, methods=["GET"]),
             Route("/readyz", readyz, methods=["GET"]),
             Route("/metrics", metrics, methods=["GET"]),
             *payout_routes(app),
-            *(admin_routes(app, world_texts_of(server, settings)) if settings.worlds_admin_enabled else []),
+            *(admin_routes(app, world_texts_of(server, settings), oauth) if settings.worlds_admin_enabled else []),
         ],
         lifespan=lambda _: lifespan(app, sessions),
     )
     web.state.close_streams = sessions.close_streams
-    # Each add_middleware wraps the app so far: a request meets WorkerThreads, BearerAuth, WholeBodies, then /mcp.
+    # Each add_middleware wraps the app so far: a request meets WorkerThreads, BearerAuth, WholeBodies, (in OAuth
+    # mode) ScopeChallenge, then /mcp.
+    if oauth is not None:
+        web.add_middleware(ScopeChallenge, callers=oauth)
     web.add_middleware(WholeBodies)
-    web.add_middleware(BearerAuth, keys=app.caller_keys, router=lambda: app.router, unsigned=unsigned_how_to(settings))
+    web.add_middleware(
+        BearerAuth, keys=app.caller_keys, router=lambda: app.router, unsigned=unsigned_how_to(settings), oauth=oauth
+    )
     web.add_middleware(WorkerThreads, count=settings.worker_threads)
     return web
 

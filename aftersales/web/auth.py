@@ -16,9 +16,12 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from aftersales.clock import now
 from aftersales.mcp.caller import access_token_for
+from aftersales.security.issuer_keys import KeysUnavailable
 from aftersales.security.keys import listed
 from aftersales.security.tokens import InvalidToken, TokenClaims, UnsignedToken, verify
 from aftersales.settings import Settings
+from aftersales.web.oauth import HOW_TO as OAUTH_HOW_TO
+from aftersales.web.oauth import OAuthCallers
 from aftersales.worlds.errors import UnknownWorld
 from aftersales.worlds.routing import WorldRouter
 
@@ -61,9 +64,12 @@ class BearerAuth:
         router: Callable[[], WorldRouter] | None = None,
         prefix: str = "/mcp",
         unsigned: str = HOW_TO,
+        oauth: OAuthCallers | None = None,
     ) -> None:
-        """`unsigned`: what to do about a token none of `keys` signed (see unsigned_how_to)."""
+        """`unsigned`: what to do about a token none of `keys` signed (see unsigned_how_to). With `oauth`, callers
+        bring the issuer's access tokens, and a token signed with `keys` is taken only when bound to a world."""
         self.app, self.keys, self.prefix, self._router, self._unsigned = app, keys, prefix, router, unsigned
+        self._oauth = oauth
         # Verified tokens by value, with the principal built from each: checking a signature and building the SDK's
         # view of the caller on every request of a busy caller is wasted work.
         self._verified: dict[str, Verified] = {}
@@ -76,12 +82,15 @@ class BearerAuth:
         header = Headers(scope=scope).get("authorization", "")
         scheme, _, token = header.partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
-            await _unauthorized("the request has no bearer token", send)
+            await self._refuse("the request has no bearer token", send, absent=True)
             return
         try:
-            claims, user, credentials = self._claims(token.strip())
+            claims, user, credentials = await self._claims(token.strip())
         except InvalidToken as problem:
-            await _unauthorized(str(problem), send, self._unsigned if isinstance(problem, UnsignedToken) else HOW_TO)
+            await self._refuse(str(problem), send, unsigned=isinstance(problem, UnsignedToken))
+            return
+        except KeysUnavailable as problem:
+            await _retry_later(problem, send)
             return
         with ExitStack() as inside:
             if claims.world is not None:
@@ -98,7 +107,7 @@ class BearerAuth:
                     await _unknown_world(unknown, send)
                     return
                 if world.incarnation != claims.made:
-                    await _unauthorized(
+                    await self._refuse(
                         f'the bearer token is for an earlier world "{world.id}", dropped since', send, RECREATED_HOW_TO
                     )
                     return
@@ -112,15 +121,28 @@ class BearerAuth:
             finally:
                 auth_context_var.reset(reset)
 
-    def _claims(self, token: str) -> Verified:
+    async def _claims(self, token: str) -> Verified:
         """Verify a token, remembering good ones with their principal; expiry is checked on every use."""
         moment = now()
         verified = self._verified.get(token)
         if verified is None:
-            claims = verify(self.keys, token, moment)
-            user = AuthenticatedUser(access_token_for(claims.caller, int(claims.expires_at.timestamp()), claims.world))
-            # Every request with this token gets these same objects, concurrently: nothing may change them.
-            verified = (claims, user, AuthCredentials(sorted(claims.caller.scopes)))
+            try:
+                claims = verify(self.keys, token, moment)
+            except UnsignedToken:
+                if self._oauth is None:
+                    raise
+                verified = await self._oauth.verify(token, moment)  # not ours: the issuer's access token, or nothing
+            else:
+                if self._oauth is not None and claims.world is None:
+                    raise InvalidToken(
+                        "the bearer token was signed by this server for no world, and in OAuth mode this server's "
+                        "own tokens open worlds only"
+                    )
+                user = AuthenticatedUser(
+                    access_token_for(claims.caller, int(claims.expires_at.timestamp()), claims.world)
+                )
+                # Every request with this token gets these same objects, concurrently: nothing may change them.
+                verified = (claims, user, AuthCredentials(sorted(claims.caller.scopes)))
             if len(self._verified) >= 4096:
                 self._verified.clear()
             self._verified[token] = verified
@@ -129,12 +151,33 @@ class BearerAuth:
             raise InvalidToken(f"the bearer token expired at {verified[0].expires_at:%Y-%m-%d %H:%M} UTC")
         return verified
 
+    async def _refuse(
+        self, reason: str, send: Send, what_to_do: str | None = None, unsigned: bool = False, absent: bool = False
+    ) -> None:
+        """HTTP 401; in OAuth mode with the challenge that leads a host to the issuer (resource_metadata, scope)."""
+        if self._oauth is None:
+            await _unauthorized(reason, send, what_to_do or (self._unsigned if unsigned else HOW_TO))
+            return
+        # A request without a token gets no error code (RFC 6750 §3.1): it has not done anything wrong yet.
+        challenge = self._oauth.challenge(None if absent else "invalid_token", reason)
+        await _unauthorized(reason, send, what_to_do or OAUTH_HOW_TO, challenge)
 
-async def _unauthorized(reason: str, send: Send, what_to_do: str = HOW_TO) -> None:
+
+async def _unauthorized(reason: str, send: Send, what_to_do: str = HOW_TO, challenge: str | None = None) -> None:
     """HTTP 401 with WWW-Authenticate and a short JSON body that says what to do."""
     body = {"error": "invalid_token", "error_description": f"{reason}.", "what_to_do": what_to_do}
-    challenge = f'Bearer realm="aftersales", error="invalid_token", error_description="{reason}"'
+    challenge = challenge or f'Bearer realm="aftersales", error="invalid_token", error_description="{reason}"'
     await _answer(401, body, send, [(b"www-authenticate", challenge.encode())])
+
+
+async def _retry_later(problem: KeysUnavailable, send: Send) -> None:
+    """HTTP 503 with Retry-After: the token may be good, but the keys to check it cannot be had right now."""
+    body = {
+        "error": "temporarily_unavailable",
+        "error_description": f"{problem}.",
+        "what_to_do": f"Retry the same request with the same token in {problem.retry_after} seconds.",
+    }
+    await _answer(503, body, send, [(b"retry-after", str(problem.retry_after).encode())])
 
 
 async def _unknown_world(unknown: UnknownWorld, send: Send) -> None:

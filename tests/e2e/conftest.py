@@ -11,6 +11,7 @@ from aftersales.mcp.server import build_server
 from aftersales.web.app import create_web_app
 from tests.support.clients import bearer_token
 from tests.support.episodes import Served, serving_worlds
+from tests.support.oauth_server import AuthorizationServer
 from tests.support.web import serving
 
 MODES = ["auto", "legacy"]  # 2026-07-28 (stateless) and 2025-11-25 (initialize handshake)
@@ -58,3 +59,12 @@ def served_worlds(backend, database_url, request, tmp_path) -> Iterator[Served]:
     marker = request.node.get_closest_marker("settings")
     with serving_worlds(home, database_url, tmp_path, **(marker.kwargs if marker else {})) as served:
         yield served
+
+
+@pytest.fixture(scope="session")
+def authorization_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AuthorizationServer]:
+    """A real authorization server (oidc-provider), started the first time a test asks for it on this worker."""
+    server = AuthorizationServer(tmp_path_factory.mktemp("authorization-server"))
+    server.start()
+    yield server
+    server.stop()

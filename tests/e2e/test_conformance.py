@@ -4,6 +4,8 @@ The suite cannot send a bearer token, so it talks to a proxy that adds one (test
 server keeps requiring it. Checks that need the suite's own fixture tools, prompts or resources are listed with
 their reasons in conformance-expected-failures.yml; everything else must pass. The proxy also keeps every JSON-RPC
 error the server answered, so a server fault fails the test even inside a check that does not apply.
+The suite's server leg has no authorization scenarios (see the baseline's header); its authorization-server
+scenarios run in tests/e2e/test_oauth.py, against the authorization server the OAuth tests use.
 """
 
 from pathlib import Path

@@ -8,6 +8,7 @@ import pytest
 from aftersales import __version__
 from aftersales.app import App
 from aftersales.cli.main import main, parser
+from aftersales.cli.serve import how_to_connect
 from aftersales.clock import now
 from aftersales.security import tokens
 from aftersales.settings import Settings
@@ -57,6 +58,28 @@ def test_production_serve_without_keys_stops_before_touching_the_database(tmp_pa
     assert main(["serve"]) == 2
     assert "AFTERSALES_SECRET_KEYS is not set" in capsys.readouterr().err
     assert not (tmp_path / "aftersales.db").exists()
+
+
+def test_oauth_serve_with_the_issuer_unreachable_stops_in_one_line_naming_it(tmp_path, monkeypatch, capsys):
+    issuer = f"http://127.0.0.1:{free_port()}"  # nothing listens there
+    monkeypatch.setenv("AFTERSALES_DATA_DIR", str(tmp_path))
+    monkeypatch.delenv("AFTERSALES_DATABASE_URL", raising=False)
+    monkeypatch.setenv("AFTERSALES_AUTH", "oauth")
+    monkeypatch.setenv("AFTERSALES_OAUTH_ISSUER", issuer)
+    monkeypatch.setenv("AFTERSALES_OAUTH_RESOURCE", "http://127.0.0.1:8000/mcp")
+    assert main(["serve", "--port", "0"]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and f"the issuer {issuer} cannot be reached" in lines[0] and "Traceback" not in lines[0]
+    assert not (tmp_path / "aftersales.db").exists()  # stopped before the database
+
+
+def test_serve_in_oauth_mode_names_the_issuer_and_prints_no_token_of_its_own(tmp_path):
+    url = "http://127.0.0.1:8000/mcp"
+    oauth = Settings(data_dir=tmp_path, auth="oauth", oauth_issuer="https://id.example", oauth_resource=url)
+    assert how_to_connect(oauth, ["k" * 40], url) == (
+        f"aftersales: OAuth mode: access tokens of https://id.example for {url}"
+    )
+    assert "export AFTERSALES_TOKEN=" in (how_to_connect(Settings(data_dir=tmp_path), ["k" * 40], url) or "")
 
 
 def test_pinning_where_the_platform_cannot_pin_is_one_line_before_anything_else_is_checked(

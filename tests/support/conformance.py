@@ -1,4 +1,5 @@
 """The official MCP conformance suite's server scenarios: run them, and judge the results against a baseline.
+Its authorization-server scenarios too, against the authorization server the OAuth tests use.
 
 The suite runs one revision's requirement set (`--requirements 2026-07-28`) and writes one checks.json per
 scenario. A check fails when its status is FAILURE or WARNING, as in the suite's own baseline mode. The baseline
@@ -9,6 +10,7 @@ apply to this server, each with its reason, in the suite's notation: `scenario` 
 import json
 import re
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,6 +18,7 @@ from typing import Any
 import yaml
 
 from tests.support import node
+from tests.support.ports import free_port
 
 PACKAGE = node.MODULES / "@modelcontextprotocol" / "conformance"
 FAILING = {"FAILURE", "WARNING"}
@@ -58,6 +61,45 @@ def run_suite(url: str, revision: str, out_dir: Path, timeout: float = 300) -> d
         results[scenario] = json.loads(checks.read_text())
     if not results:
         raise AssertionError(f"the conformance suite wrote no results:\n{completed.stdout[-3000:]}{completed.stderr}")
+    return results
+
+
+def run_authorization(
+    issuer: str, client_id: str, resource: str, approve: Callable[[str], None], out_dir: Path, timeout: float = 60
+) -> dict[str, list[dict[str, Any]]]:
+    """Run the authorization-server scenarios against `issuer` with a public client; return each one's checks.
+
+    The authorization-code scenario prints the authorization URL for a person to open in a browser and waits for
+    the redirect at its own loopback callback: `approve` is that person (it signs in, allows, and follows the
+    redirect to the callback).
+    """
+    command = [
+        str(node.ensure_installed()),
+        *(str(PACKAGE / "dist" / "index.js"), "authorization", "--url", issuer, "--client-id", client_id),
+        *("--resource", resource, "--port", str(free_port()), "--output-dir", str(out_dir)),
+    ]
+    printed = []
+    with subprocess.Popen(
+        command, cwd=node.TS_DIR, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    ) as suite:
+        assert suite.stdout is not None
+        try:
+            for line in suite.stdout:
+                printed.append(line)
+                if line.startswith(f"{issuer}/"):  # the one URL it asks a person to open
+                    approve(line.strip())
+            suite.wait(timeout)
+        except BaseException:
+            suite.kill()  # it would wait five minutes for a callback that will not come
+            raise
+    results = {
+        re.sub(r"^authorization-server-|-\d{4}-\d{2}-\d{2}T[\d-]+Z$", "", checks.parent.name): json.loads(
+            checks.read_text()
+        )
+        for checks in out_dir.glob("*/checks.json")
+    }
+    if not results:
+        raise AssertionError(f"the conformance suite wrote no results:\n{''.join(printed)[-3000:]}")
     return results
 
 

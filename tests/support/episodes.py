@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import httpx2
+
 from aftersales.app import App
 from aftersales.web.app import create_web_app
 from aftersales.worlds.client import World, WorldsClient
@@ -31,13 +33,20 @@ class Served:
 
 
 @contextmanager
-def serving_worlds(home: WorldsHome, database_url: str, folder: Path, **changes: Any) -> Iterator[Served]:
+def serving_worlds(
+    home: WorldsHome,
+    database_url: str,
+    folder: Path,
+    issuer: httpx2.AsyncBaseTransport | None = None,
+    **changes: Any,
+) -> Iterator[Served]:
     """Serve `database_url` (the control database) with uvicorn; every world made meanwhile is dropped afterwards.
 
     The app's `port` is the one it listens on, so the links it hands out (a bank-account page's) open there.
+    `issuer`: how the app reaches its OAuth issuer (an issuer in memory), with the OAuth settings in `changes`.
     """
     changes = {"port": free_port(), **changes}
-    app = App(home.settings(database_url, folder / "var", **changes))
+    app = App(home.settings(database_url, folder / "var", **changes), issuer_transport=issuer)
     try:
         with serving(create_web_app(app), app.settings.port) as url, WorldsClient(url, admin_token(app)) as admin:
             yield Served(app, url, admin)

@@ -2,6 +2,9 @@
 
 import re
 
+import pytest
+from pydantic import ValidationError
+
 from aftersales.settings import NOT_SETTINGS, Settings, unknown_variables
 from tests.support import ROOT
 
@@ -30,3 +33,9 @@ def test_every_aftersales_variable_the_project_names_is_a_setting_or_one_read_el
     # Prefixes the docs write as AFTERSALES_RATE_* and the names tests make up to check the warning itself.
     made_up = {"AFTERSALES_PROT", "AFTERSALES_ZZZZ", "AFTERSALES_RATE", "AFTERSALES_REVIEW"}
     assert named - SETTINGS - NOT_SETTINGS - made_up == set()
+
+
+def test_oauth_mode_without_its_issuer_or_resource_is_refused_naming_both():
+    with pytest.raises(ValidationError, match="AFTERSALES_OAUTH_ISSUER and AFTERSALES_OAUTH_RESOURCE"):
+        Settings(auth="oauth")
+    assert Settings(auth="oauth", oauth_issuer="https://id.example", oauth_resource="https://shop.example/mcp")
