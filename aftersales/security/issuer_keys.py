@@ -53,6 +53,10 @@ class IssuerKeys:
             raise
         self._failed = False
 
+    def holds(self, key: IssuerKey) -> bool:
+        """Whether `key` is still one of the issuer's keys as last fetched (a refresh may have dropped it)."""
+        return any(held is key for held in self._keys.values())
+
     async def key(self, kid: str | None) -> IssuerKey:
         """The key a token names, fetching the keys again when the cache lacks it and the cooldown allows."""
         try:

@@ -125,6 +125,15 @@ class BearerAuth:
         """Verify a token, remembering good ones with their principal; expiry is checked on every use."""
         moment = now()
         verified = self._verified.get(token)
+        oauth = self._oauth
+        if (
+            verified is not None
+            and oauth is not None
+            and verified[0].world is None
+            and not oauth.still_published(token)
+        ):
+            del self._verified[token]  # its key was dropped at a refresh since: check it again
+            verified = None
         if verified is None:
             try:
                 claims = verify(self.keys, token, moment)

@@ -6,7 +6,7 @@ resource's URL gives, and the same document at the root well-known path too).
 """
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
@@ -19,7 +19,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from aftersales.domain.callers import ALL_SCOPES, READ, scope_for
 from aftersales.domain.calls import TOOL_NAMES
 from aftersales.mcp.caller import oauth_access_token
-from aftersales.security.access_tokens import Expected, check, key_id
+from aftersales.security.access_tokens import Expected, IssuerKey, check, key_id
 from aftersales.security.issuer_keys import IssuerKeys
 from aftersales.security.tokens import TokenClaims
 from aftersales.settings import Settings
@@ -40,6 +40,8 @@ class OAuthCallers:
 
     keys: IssuerKeys
     expected: Expected
+    # The key each remembered token was checked with: a token whose key the issuer has since dropped is refused.
+    _checked_with: dict[str, IssuerKey] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def from_settings(cls, settings: Settings, keys: IssuerKeys) -> "OAuthCallers":
@@ -51,10 +53,18 @@ class OAuthCallers:
         """The caller of a valid access token, as BearerAuth keeps it; InvalidToken or KeysUnavailable otherwise."""
         key = await self.keys.key(key_id(token))
         claims = check(token, key, self.expected, now)
+        if len(self._checked_with) >= 4096:  # BearerAuth forgets its tokens at the same size
+            self._checked_with.clear()
+        self._checked_with[token] = key
         user = AuthenticatedUser(oauth_access_token(claims, self.expected.resource))
         # Remembered until the leeway past `exp` has gone, as long as `check` accepts it.
         held = TokenClaims(caller=claims.caller, expires_at=claims.expires_at + self.expected.leeway)
         return held, user, AuthCredentials(sorted(claims.caller.scopes))
+
+    def still_published(self, token: str) -> bool:
+        """Whether the key a remembered token was checked with is still among the issuer's keys."""
+        key = self._checked_with.get(token)
+        return key is not None and self.keys.holds(key)
 
     def issued(self, user: object) -> bool:
         """Whether a request's principal came with this issuer's access token (not a world token)."""
