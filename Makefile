@@ -8,9 +8,9 @@ AFTERSALES_DATA_DIR ?= var
 
 .PHONY: serve test lint bench bench-worlds bench-eval clean
 
+# The pip that venv brings installs everything here (editable installs included); upgrading it first cost 6 s.
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
 
 # Reinstall only when the project's metadata changes.
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
