@@ -27,12 +27,12 @@ serve: $(VENV)/.installed
 	AFTERSALES_DATA_DIR=$(AFTERSALES_DATA_DIR) $(BIN)/aftersales serve
 
 # The suite runs on every core (pytest-xdist), one test file per worker at a time so module fixtures are built once.
-# mypy checks aftersales/ strictly (pyproject.toml, [tool.mypy]) beside the suite: a first check is about 30 s of
-# one core, which the workers leave idle while they wait on servers. Its report follows the suite's; either failing
-# fails make test. Its cache makes a re-run take a second or two.
+# mypy checks aftersales/ strictly (pyproject.toml, [tool.mypy]) beside the suite, at the lowest priority: a first
+# check is about 30 s of one core, which it takes from the time the workers leave idle while they wait on servers,
+# not from them. Its report follows the suite's; either failing fails make test. Its cache makes a re-run quick.
 test: $(VENV)/.installed-dev
 	$(BIN)/ruff check aftersales tests migrations seed bench examples
-	@$(BIN)/mypy > $(VENV)/mypy.out 2>&1 & typing=$$!; trap 'kill $$typing 2>/dev/null' EXIT; \
+	@nice -n 19 $(BIN)/mypy > $(VENV)/mypy.out 2>&1 & typing=$$!; trap 'kill $$typing 2>/dev/null' EXIT; \
 	echo "$(BIN)/python -m pytest -n auto --dist loadfile"; \
 	$(BIN)/python -m pytest -n auto --dist loadfile; suite=$$?; \
 	wait $$typing; typed=$$?; echo "$(BIN)/mypy"; cat $(VENV)/mypy.out; \
