@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 # defaults to the user's data directory instead (README, "Where the data lives").
 AFTERSALES_DATA_DIR ?= var
 
-.PHONY: serve test lint bench bench-worlds bench-eval clean
+.PHONY: serve test warm lint bench bench-worlds bench-eval clean
 
 # The pip that venv brings installs everything here (editable installs included); upgrading it first cost 6 s.
 $(BIN)/python:
@@ -30,13 +30,18 @@ serve: $(VENV)/.installed
 # mypy checks aftersales/ strictly (pyproject.toml, [tool.mypy]) beside the suite, at the lowest priority: a first
 # check is about 30 s of one core, which it takes from the time the workers leave idle while they wait on servers,
 # not from them. Its report follows the suite's; either failing fails make test. Its cache makes a re-run quick.
-test: $(VENV)/.installed-dev
+test: warm $(VENV)/.installed-dev
 	$(BIN)/ruff check aftersales tests migrations seed bench examples
 	@nice -n 19 $(BIN)/mypy > $(VENV)/mypy.out 2>&1 & typing=$$!; trap 'kill $$typing 2>/dev/null' EXIT; \
 	echo "$(BIN)/python -m pytest -n auto --dist loadfile"; \
 	$(BIN)/python -m pytest -n auto --dist loadfile; suite=$$?; \
 	wait $$typing; typed=$$?; echo "$(BIN)/mypy"; cat $(VENV)/mypy.out; \
 	[ $$suite -eq 0 ] && exit $$typed; exit $$suite
+
+# Debian's packages and the pinned npm ones the suite needs, installed in the background while pip installs (only
+# when missing; the tests wait for them under the same locks, and report any failure themselves).
+warm:
+	@$(PYTHON) -m tests.support.warm > /dev/null 2>&1 &
 
 $(VENV)/.installed-bench: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[dev,bench]"
