@@ -10,7 +10,7 @@ from aftersales.otel import switch
 from tests.support.cancellation import WORDS, cancel_arguments
 from tests.support.clients import connect
 from tests.support.elicitation import Person
-from tests.support.spans import inside, named, spans  # noqa: F401  (the fixture)
+from tests.support.spans import inside, kept_spans, named
 
 pytestmark = pytest.mark.anyio
 SQLITE_ONLY = pytest.mark.parametrize("backend", ["sqlite"], indirect=True)  # the MCP layer's spans, not storage's
@@ -21,7 +21,14 @@ TRACEPARENT = f"00-{AGENT_TRACE:032x}-{AGENT_SPAN:016x}-01"
 
 
 @pytest.fixture
-def server(spans, app):  # noqa: F811
+def spans():
+    """Traces on for this test, every span kept in memory."""
+    with kept_spans() as exporter:
+        yield exporter
+
+
+@pytest.fixture
+def server(spans, app):
     """The MCPServer built with traces on, as `aftersales serve` builds it under OTEL_* settings."""
     return build_server(app)
 
@@ -32,7 +39,7 @@ async def test_each_tool_call_is_one_trace_with_its_unit_of_work_inside_the_sdks
     app,
     mode,
     stories,
-    backend,  # noqa: F811
+    backend,
 ):
     ticket_id = stories["ticket_under_review"]["ticket_id"]
     async with connect(server, mode) as client:
@@ -64,7 +71,7 @@ async def test_the_clients_traceparent_in_meta_is_continued_as_the_parent_of_the
     server,
     spans,
     mode,
-    stories,  # noqa: F811
+    stories,
 ):
     ticket_id = stories["ticket_under_review"]["ticket_id"]
     async with connect(server, mode) as client:
@@ -88,7 +95,7 @@ async def test_a_call_that_asks_is_one_trace_on_2025_11_25_and_two_linked_rounds
     server,
     spans,
     mode,
-    stories,  # noqa: F811
+    stories,
 ):
     ticket_id = stories["ticket_awaiting_return"]["ticket_id"]
     async with connect(server, mode, elicitation_callback=Person()) as client:
@@ -123,7 +130,7 @@ async def test_with_traces_off_the_call_is_not_described_and_no_unit_of_work_is_
     spans,
     app,
     mode,
-    stories,  # noqa: F811
+    stories,
 ):
     switch.disable()  # what `aftersales serve` is without OTEL_* settings; the SDK's own span stays (a no-op there)
     ticket_id = stories["ticket_under_review"]["ticket_id"]

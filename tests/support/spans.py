@@ -1,14 +1,14 @@
 """Traces in tests: the OpenTelemetry SDK's in-memory exporter behind the process's one global tracer provider.
 
 The global provider can be set once per process, and the mcp SDK's tracer keeps the first one it finds; so the
-global is a `Switchable` that hands spans to a test's SDK provider while the `spans` fixture runs, and to the API's
+global is a `Switchable` that hands spans to a test's SDK provider inside `kept_spans()`, and to the API's
 no-op otherwise (every other test sees what a server without traces sees: no span, no traceparent in `_meta`).
 """
 
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
-import pytest
 from opentelemetry import trace
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace import TracerProvider as SdkTracerProvider
@@ -47,8 +47,8 @@ class _Forwarding(Tracer):
 _switch = Switchable()
 
 
-@pytest.fixture
-def spans() -> Iterator[InMemorySpanExporter]:
+@contextmanager
+def kept_spans() -> Iterator[InMemorySpanExporter]:
     """Traces on, as OTEL_* settings turn them on in `aftersales serve`, every span kept in memory, in end order."""
     if not isinstance(trace.get_tracer_provider(), Switchable):
         trace.set_tracer_provider(_switch)
@@ -57,10 +57,12 @@ def spans() -> Iterator[InMemorySpanExporter]:
     provider.add_span_processor(SimpleSpanProcessor(exporter))  # exported as each span ends
     _switch.target = provider
     switch.enable(provider)
-    yield exporter
-    switch.disable()
-    _switch.target = NoOpTracerProvider()
-    provider.shutdown()
+    try:
+        yield exporter
+    finally:
+        switch.disable()
+        _switch.target = NoOpTracerProvider()
+        provider.shutdown()
 
 
 def named(found: Sequence[ReadableSpan], name: str) -> list[ReadableSpan]:
