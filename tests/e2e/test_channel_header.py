@@ -6,6 +6,7 @@ import json
 import httpx
 import pytest
 from mcp_types import HEADER_MISMATCH
+from prometheus_client.parser import text_string_to_metric_families
 
 from tests.support.cancellation import cancel_arguments
 from tests.support.clients import connect_http
@@ -33,7 +34,7 @@ def param_headers(requests: list, tool: str) -> list[dict[str, str]]:
     ]
 
 
-async def test_the_sdks_client_mirrors_the_channel_into_a_header_and_the_server_takes_the_call(
+async def test_the_sdks_client_mirrors_the_channel_into_a_header_the_server_takes_it_and_metrics_count_it(
     http_url, token, stories
 ):
     sent: list = []
@@ -47,6 +48,20 @@ async def test_the_sdks_client_mirrors_the_channel_into_a_header_and_the_server_
     assert not cancelled.is_error and not unsaid.is_error
     assert param_headers(sent, CREATE) == [{"mcp-param-channel": "miniprogram"}, {}]
     assert param_headers(sent, "after_sales_cancel_ticket") == [{"mcp-param-channel": "web"}]
+    async with httpx.AsyncClient() as http:
+        text = (await http.get(f"{http_url}/metrics")).text
+    tickets = {
+        (sample.labels["change"], sample.labels["channel"]): sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+        if sample.name == "aftersales_tickets_total"
+    }
+    assert {labels: n for labels, n in tickets.items() if n} == {
+        ("opened", "miniprogram"): 1,
+        ("opened", "unknown"): 1,
+        ("cancelled", "web"): 1,
+    }
+    assert len(tickets) == 2 * 4  # opened and cancelled, by app, web, miniprogram and unknown, from the start
 
 
 async def test_a_channel_header_the_body_does_not_bear_out_is_refused_before_anything_is_written(
