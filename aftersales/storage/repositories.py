@@ -7,7 +7,7 @@ from typing import Any, NamedTuple
 from sqlalchemy import bindparam, column, func, insert, select, table, update
 from sqlalchemy.orm import Session
 
-from aftersales.domain.enums import TicketKind, TicketStatus
+from aftersales.domain.enums import EventType, TicketKind, TicketStatus
 from aftersales.domain.policy import holds_units
 from aftersales.domain.refunds import paid_minor
 from aftersales.domain.tickets import NewTicket, TimelineEntry
@@ -112,6 +112,23 @@ class TicketRepository:
         rows = driver_rows(self.session, TIMELINE_SQL, (ticket_id, limit))
         events = [TimelineEntry(moment(at), *rest) for at, *rest, _ in reversed(rows)]
         return events, (rows[0][5] if rows else 0)
+
+    def by_channel(self, since: datetime) -> list[tuple[str, str | None, int]]:
+        """(opened | cancelled, channel or None, how many): tickets opened and cancellations at or after `since`."""
+        events = table_of(TicketEvent)
+        opened = (
+            select(_tickets.c.channel, func.count()).where(_tickets.c.created_at >= since).group_by(_tickets.c.channel)
+        )
+        cancelled = (
+            select(events.c.channel, func.count())
+            .where(events.c.type == EventType.CANCELLED.value, events.c.occurred_at >= since)
+            .group_by(events.c.channel)
+        )
+        return [
+            (change, channel, count)
+            for change, query in (("opened", opened), ("cancelled", cancelled))
+            for channel, count in self.session.execute(query)
+        ]
 
     def opened_since(self, customer_id: str, since: datetime) -> int:
         """How many tickets a customer opened since `since`."""
