@@ -48,11 +48,18 @@ async def connect(
 
 
 @asynccontextmanager
-async def connect_http(url: str, token: str | None, mode: str = "auto", **options: Any) -> AsyncIterator[Client]:
-    """A Streamable HTTP client sending `token` as its bearer token."""
+async def connect_http(
+    url: str, token: str | None, mode: str = "auto", sent: list[Any] | None = None, **options: Any
+) -> AsyncIterator[Client]:
+    """A Streamable HTTP client sending `token` as its bearer token (and keeping each request it sends in `sent`)."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}
+
+    async def keep(request: Any) -> None:
+        if sent is not None:
+            sent.append(request)
+
     async with (
-        httpx2.AsyncClient(headers=headers, timeout=30) as http,
+        httpx2.AsyncClient(headers=headers, timeout=30, event_hooks={"request": [keep]}) as http,
         Client(streamable_http_client(f"{url}/mcp", http_client=http), mode=mode, **options) as client,
     ):
         yield client
