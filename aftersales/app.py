@@ -144,6 +144,8 @@ class App:
             self.audit.close()
         if "worlds" in self.__dict__:
             self.worlds.close()
+        if (buckets := self.__dict__.get("rate_buckets")) is not None:
+            buckets.close()  # the connections its charges kept
         if "engine" in self.__dict__:
             self.engine.dispose()
 

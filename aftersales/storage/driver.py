@@ -6,7 +6,7 @@ ROLLBACK around it (and the session's own bookkeeping) are work without a purpos
 """
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -68,34 +68,11 @@ def _alone(session: Session, sql: str, params: tuple[Any, ...]) -> Sequence[Sequ
             raise DBAPIError.instance(sql, params, error, dbapi_error) from error
 
 
-def autocommit_rows(engine: Engine, sql: str, params: Mapping[str, Any], fetch: bool = True) -> Sequence[Sequence[Any]]:
-    """One PostgreSQL statement that writes, committed on its own (autocommit: no BEGIN and COMMIT round trips), on a
-    pooled connection; `%(name)s` in `sql` are its parameters. The driver's exceptions leave translated."""
-    dbapi_error = engine.dialect.loaded_dbapi.Error
-    with database_errors():
-        try:
-            pooled = engine.raw_connection()
-            try:
-                driver = pooled.driver_connection
-                assert driver is not None  # a connection just checked out is attached
-                driver.autocommit = True
-                try:
-                    return _fetch(driver, sql, params, fetch)
-                finally:
-                    driver.autocommit = False  # as the pool hands it to everyone else
-            finally:
-                pooled.close()
-        except dbapi_error as error:
-            raise DBAPIError.instance(sql, params, error, dbapi_error) from error
-
-
-def _fetch(
-    driver: Any, sql: str, params: tuple[Any, ...] | Mapping[str, Any], fetch: bool = True
-) -> Sequence[Sequence[Any]]:
+def _fetch(driver: Any, sql: str, params: tuple[Any, ...]) -> Sequence[Sequence[Any]]:
     cursor = driver.cursor()
     try:
         cursor.execute(sql, params)
-        rows: Sequence[Sequence[Any]] = cursor.fetchall() if fetch else ()
+        rows: Sequence[Sequence[Any]] = cursor.fetchall()
         return rows
     finally:
         cursor.close()

@@ -10,17 +10,24 @@ A call's free answering rounds (mcp/ratelimit.py) are a row too: the rounds it h
 The table has a MetaData of its own, like the worlds' tables: it is not the service's data, so `seed reset`, world
 snapshots and their hashes never see it. A full bucket and an absent row mean the same, so rows idle for longer than
 any bucket takes to refill are deleted now and then by the charges themselves.
+
+Charges run on connections of their own, checked out of the engine's pool once and kept, in autocommit: a charge is
+then one round trip, without the pool's checkout, ping and reset around it (measured: 44 instead of 250 microseconds
+of CPU a charge). At most one is kept per thread that charges at once (the worker threads); one that fails is
+dropped, and the next charge checks out a fresh one.
 """
 
+import queue
 import threading
 import time
 from collections.abc import Mapping
 from typing import Any
 
-from sqlalchemy import Boolean, Column, Engine, Float, MetaData, String, Table, Text
+from sqlalchemy import Boolean, Column, Engine, Float, MetaData, PoolProxiedConnection, String, Table, Text
+from sqlalchemy.exc import DBAPIError
 
 from aftersales.storage.base import NAMING_CONVENTION
-from aftersales.storage.driver import autocommit_rows
+from aftersales.storage.errors import database_errors
 
 METADATA = MetaData(naming_convention=NAMING_CONVENTION)
 RATE_BUCKETS = Table(
@@ -70,6 +77,7 @@ class SharedBuckets:
         self._engine, self._horizon = engine, horizon
         self._purged = time.monotonic()
         self._purging = threading.Lock()
+        self._idle: queue.SimpleQueue[PoolProxiedConnection] = queue.SimpleQueue()  # kept connections not in use
 
     def take(
         self, world: str | None, caller: str, kind: str, per_minute: int, burst: int, now: float, resolution: float
@@ -86,10 +94,53 @@ class SharedBuckets:
         params |= {"lifetime": lifetime, "rounds": float(rounds)}
         return bool(self._run(_ANSWER, params, now)[0][0])
 
+    def close(self) -> None:
+        """Give the kept connections back to the pool."""
+        while True:
+            try:
+                connection = self._idle.get_nowait()
+            except queue.Empty:
+                return
+            connection.close()
+
     def _run(self, sql: str, params: Mapping[str, Any], now: float) -> list[tuple[Any, ...]]:
-        rows = [tuple(row) for row in autocommit_rows(self._engine, sql, params)]
+        rows = self._execute(sql, params)
         self._purge_now_and_then(now)
         return rows
+
+    def _execute(self, sql: str, params: Mapping[str, Any], fetch: bool = True) -> list[tuple[Any, ...]]:
+        """Run one statement on a kept autocommit connection; the driver's exceptions leave translated."""
+        dbapi_error = self._engine.dialect.loaded_dbapi.Error
+        with database_errors():
+            try:
+                connection = self._kept()
+            except dbapi_error as error:
+                raise DBAPIError.instance(sql, params, error, dbapi_error) from error
+            try:
+                cursor = connection.cursor()
+                try:
+                    cursor.execute(sql, params)
+                    rows = [tuple(row) for row in cursor.fetchall()] if fetch else []
+                finally:
+                    cursor.close()
+            except dbapi_error as error:
+                connection.invalidate()  # a connection that failed is not kept: the next charge opens another
+                raise DBAPIError.instance(sql, params, error, dbapi_error) from error
+            except BaseException:
+                connection.invalidate()
+                raise
+            self._idle.put(connection)
+            return rows
+
+    def _kept(self) -> PoolProxiedConnection:
+        """A kept connection not in use, or a new one from the pool, in autocommit."""
+        try:
+            return self._idle.get_nowait()
+        except queue.Empty:
+            pass
+        connection = self._engine.raw_connection()
+        connection.driver_connection.autocommit = True  # type: ignore[union-attr]
+        return connection
 
     def _purge_now_and_then(self, now: float) -> None:
         """Delete the rows nothing reads any more, at most once a PURGE_EVERY per process."""
@@ -97,6 +148,6 @@ class SharedBuckets:
             return
         try:
             self._purged = time.monotonic()
-            autocommit_rows(self._engine, _PURGE, {"before": now - self._horizon}, fetch=False)
+            self._execute(_PURGE, {"before": now - self._horizon}, fetch=False)
         finally:
             self._purging.release()

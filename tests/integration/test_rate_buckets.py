@@ -6,7 +6,7 @@ PostgreSQL only: SQLite keeps each process's buckets in memory (tests/unit/test_
 """
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -47,15 +47,29 @@ def engines(shared_url: str) -> Iterator[list[Engine]]:
 
 
 @pytest.fixture
-def replicas(engines: list[Engine]) -> tuple[Limited, Limited]:
+def shared(engines: list[Engine]) -> Iterator[Callable[..., SharedBuckets]]:
+    """Shared buckets on the n-th engine (and a horizon), their kept connections closed at the end."""
+    made: list[SharedBuckets] = []
+
+    def on(n: int, horizon: float = HORIZON) -> SharedBuckets:
+        made.append(SharedBuckets(engines[n], horizon))
+        return made[-1]
+
+    yield on
+    for buckets in made:
+        buckets.close()
+
+
+@pytest.fixture
+def replicas(shared: Callable[..., SharedBuckets]) -> tuple[Limited, Limited]:
     """Two limiters on one database, reading one clock."""
     clock = Clock()
-    a, b = (Limited(shared=SharedBuckets(engine, HORIZON), clock=clock) for engine in engines)
+    a, b = (Limited(shared=shared(n), clock=clock) for n in range(2))
     return a, b
 
 
-def test_a_shared_bucket_serves_its_burst_at_once_then_says_how_long_until_the_next_token(engines):
-    buckets = SharedBuckets(engines[0], HORIZON)
+def test_a_shared_bucket_serves_its_burst_at_once_then_says_how_long_until_the_next_token(shared):
+    buckets = shared(0)
 
     def take(now: float) -> float:
         return buckets.take(None, "alice-bot", "write", 60, 3, now, RESOLUTION)
@@ -110,8 +124,8 @@ async def test_each_world_and_each_caller_keeps_shared_buckets_of_its_own(replic
     assert await a.calls(BOB, "change", 1) == [True]
 
 
-def test_charges_sent_at_once_from_many_threads_take_exactly_the_burst(engines):
-    buckets = [SharedBuckets(engine, HORIZON) for engine in engines]
+def test_charges_sent_at_once_from_many_threads_take_exactly_the_burst(shared):
+    buckets = [shared(0), shared(1)]
     with ThreadPoolExecutor(8) as pool:
         waits = list(
             pool.map(lambda n: buckets[n % 2].take(None, "alice-bot", "read", 1, 5, 1000.0, RESOLUTION), range(24))
@@ -119,9 +133,9 @@ def test_charges_sent_at_once_from_many_threads_take_exactly_the_burst(engines):
     assert waits.count(0.0) == 5 and all(wait >= 59.0 for wait in waits if wait)
 
 
-def test_rows_idle_longer_than_any_bucket_takes_to_refill_are_deleted_by_a_later_charge(engines, monkeypatch):
+def test_rows_idle_longer_than_any_bucket_takes_to_refill_are_deleted_by_a_later_charge(engines, shared, monkeypatch):
     monkeypatch.setattr(rate_buckets, "PURGE_EVERY", 0.0)
-    buckets = SharedBuckets(engines[0], horizon=20.0)
+    buckets = shared(0, horizon=20.0)
     buckets.take(None, "alice-bot", "write", 60, 20, 1000.0, RESOLUTION)
     buckets.take(None, "bob-bot", "write", 60, 20, 1015.0, RESOLUTION)
     buckets.take(None, "carol-bot", "write", 60, 20, 1025.0, RESOLUTION)
