@@ -5,6 +5,7 @@ from functools import cached_property
 
 import httpx2
 from sqlalchemy import Engine
+from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
 from aftersales.mcp.metrics import Metrics
@@ -15,6 +16,7 @@ from aftersales.security.payout_keys import AccountCipher
 from aftersales.settings import Settings
 from aftersales.storage.audit import AuditLog
 from aftersales.storage.database import make_engine, make_session_factory
+from aftersales.storage.rate_buckets import SharedBuckets
 from aftersales.storage.unit_of_work import UnitOfWork
 from aftersales.worlds import context
 from aftersales.worlds.errors import UnknownWorld
@@ -105,6 +107,26 @@ class App:
         return WorldRouter(self.worlds)
 
     @cached_property
+    def rate_buckets(self) -> SharedBuckets | None:
+        """The rate buckets every replica shares: on PostgreSQL unless AFTERSALES_RATE_SHARED=false; else None.
+
+        SQLite keeps them in each process: it is one machine's database, and a charge there would be a write on
+        every call, reads included, queued behind SQLite's one writer.
+        """
+        settings = self.settings
+        if not settings.rate_shared or make_url(settings.resolved_database_url).get_backend_name() != "postgresql":
+            return None
+        refills = (
+            60 * burst / per_minute
+            for burst, per_minute in (
+                (settings.rate_read_burst, settings.rate_read_per_minute),
+                (settings.rate_write_burst, settings.rate_write_per_minute),
+            )
+        )
+        # A row idle longer than a bucket takes to refill, or than a free answering round lives, is as good as gone.
+        return SharedBuckets(self.engine, horizon=max(*refills, settings.state_ttl.total_seconds()))
+
+    @cached_property
     def metrics(self) -> Metrics:
         """This process's tool-call counters."""
         return Metrics()
@@ -122,6 +144,8 @@ class App:
             self.audit.close()
         if "worlds" in self.__dict__:
             self.worlds.close()
+        if (buckets := self.__dict__.get("rate_buckets")) is not None:
+            buckets.close()  # the connections its charges kept
         if "engine" in self.__dict__:
             self.engine.dispose()
 

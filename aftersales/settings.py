@@ -56,6 +56,11 @@ class Settings(BaseSettings):
     )
     rate_write_per_minute: int = Field(default=60, ge=1, description="Write tool calls a caller may make a minute.")
     rate_write_burst: int = Field(default=20, ge=1, description="Write tool calls a caller may make at once.")
+    rate_shared: bool = Field(
+        default=True,
+        description="On PostgreSQL, keep the rate buckets in the database, so a caller's limits hold across replicas "
+        "(one statement a call); SQLite, or false, keeps them in each process.",
+    )
     audit_retention: Duration = Field(default=timedelta(days=30), description="How long tool-call records are kept.")
     secret_keys: str | None = Field(default=None, description="Comma-separated caller-token keys; first signs.")
     auth: Literal["signed", "oauth"] = Field(

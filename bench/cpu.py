@@ -11,9 +11,15 @@ variant is a name and the environment its server starts with, to compare setting
 `--ablate` adds variants that take parts of a call out (bench.ablated), to show what each part costs:
 
     .venv/bin/python -m bench.cpu query_ticket --ablate --rounds 5
+
+`--postgres` serves a world generated on PostgreSQL instead (AFTERSALES_BENCH_POSTGRES_URL, or a throwaway server),
+to compare what only PostgreSQL does, such as the rate buckets every replica shares:
+
+    .venv/bin/python -m bench.cpu query_ticket --postgres --variant shared= --variant local=AFTERSALES_RATE_SHARED=false
 """
 
 import argparse
+import contextlib
 import os
 import statistics
 from typing import Any
@@ -21,8 +27,9 @@ from typing import Any
 from bench.ablated import ABLATE
 from bench.load import drive
 from bench.profile import WORK
-from bench.scenarios import inputs_from, kept_world, scenarios
+from bench.scenarios import build_world, inputs_from, kept_world, postgres_url, scenarios
 from bench.servers import Server, run_in_work, start_aftersales, start_floor
+from bench.worlds import postgres_server
 
 
 async def measure(server: Server, token: str | None, operation: Any, args: argparse.Namespace) -> tuple[float, float]:
@@ -59,7 +66,19 @@ def variants(specs: list[str], ablate: bool = False) -> dict[str, dict[str, str]
 
 
 async def run(args: argparse.Namespace) -> None:
-    url = kept_world(WORK / "profile.db")
+    with contextlib.ExitStack() as stack:
+        if args.postgres:
+            server = stack.enter_context(postgres_server())
+            assert server is not None  # enabled, so a URL
+            url = postgres_url(server, "bench_cpu")
+            print("building a world on PostgreSQL ...", flush=True)
+            build_world(url, 10000, 30000, 10000, progress=False)
+        else:
+            url = kept_world(WORK / "profile.db")
+        await rounds(args, url)
+
+
+async def rounds(args: argparse.Namespace, url: str) -> None:
     operations = scenarios(inputs_from(url))
     servers = variants(args.variant, args.ablate)
     figures: dict[str, list[tuple[float, float]]] = {}
@@ -102,6 +121,7 @@ def main() -> int:
     parser.add_argument("--duration", type=float, default=8.0)
     parser.add_argument("--warmup", type=float, default=2.0)
     parser.add_argument("--connections", type=int, default=16)
+    parser.add_argument("--postgres", action="store_true", help="Serve a world on PostgreSQL, not SQLite.")
     args = parser.parse_args()
     return run_in_work(run, args)
 

@@ -8,14 +8,16 @@ from aftersales.settings import Settings
 from aftersales.storage import migrate
 from aftersales.storage.database import make_engine
 from aftersales.storage.models import Base
+from aftersales.storage.rate_buckets import METADATA as RATE_BUCKETS_METADATA
 from aftersales.worlds.storage.tables import METADATA as WORLDS_METADATA
 
 config = context.config
 if config.config_file_name is not None and config.attributes.get("configure_logging", True):
     fileConfig(config.config_file_name, disable_existing_loggers=False)
 
-# The business tables, and the tables of worlds: the registry and the trace (kept apart: see worlds/storage/tables.py).
-target_metadata = [Base.metadata, WORLDS_METADATA]
+# The business tables, the tables of worlds (the registry and the trace: see worlds/storage/tables.py) and the shared
+# rate buckets (storage/rate_buckets.py), each kept apart from the others.
+target_metadata = [Base.metadata, WORLDS_METADATA, RATE_BUCKETS_METADATA]
 
 
 def run_offline() -> None:

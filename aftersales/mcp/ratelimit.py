@@ -1,4 +1,4 @@
-"""Per-caller token buckets: read calls and write calls are limited separately, per replica.
+"""Per-caller token buckets: read calls and write calls are limited separately, across replicas on PostgreSQL.
 
 Read calls are read-only tools and reads of a resource template (a ticket or an order by id): both read the database
 for one caller, so one bucket counts them together and neither is a way around the other's limit. The fixed
@@ -11,10 +11,17 @@ each to the caller, the tool and the arguments), so the limiter takes that state
 limit; charging the answer again would let a nearly empty bucket spend each refill on the first round and refuse
 the second, for ever. A state can be replayed until it expires, so each call (caller, world, tool, arguments) gets
 at most ANSWER_ROUNDS free rounds in a state's lifetime; more are charged like any call.
+
+With `shared` buckets (PostgreSQL, storage/rate_buckets.py) every replica charges the same rows, so a caller's limit
+holds across replicas; each charge is one statement, run on a worker thread as tools run their database work. When
+the database does not answer, the charge falls back to this process's own bucket: fail open to the per-replica limit,
+because refusing every call while the database blinks would stop the work the limit exists to protect, and the
+calls let through meet the same database (they fail retryably or succeed) with at most N times the limit.
 """
 
 import hashlib
 import json
+import logging
 import math
 import threading
 import time
@@ -23,15 +30,19 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import anyio.to_thread
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import MCPServer
 from mcp.shared.uri_template import UriTemplate
 
-from aftersales.domain.errors import RateLimited
+from aftersales.domain.errors import RateLimited, ServiceUnavailable
 from aftersales.mcp.caller import current_caller_id
 from aftersales.mcp.errors import error_result, protocol_error
 from aftersales.mcp.requests import resource_read, tool_call
+from aftersales.storage.rate_buckets import SharedBuckets
 from aftersales.worlds.context import current_id
+
+log = logging.getLogger(__name__)
 
 ANSWER_ROUNDS = 4  # answering rounds one call may have free: a question round or two, with room for asking again
 RESOLUTION = 1e-6  # seconds: a bucket counts time to the microsecond, so float noise never refuses a punctual retry
@@ -99,10 +110,15 @@ class RateLimiter:
         write: Limit,
         clock: Callable[[], float] | None = None,
         state_ttl: float = 600.0,
+        shared: SharedBuckets | None = None,
     ) -> None:
         self._server, self._limits = server, {"read": read, "write": write}
-        # Read at each call, not bound here, so a test's freezegun moves it too.
+        # Read at each call, not bound here, so a test's freezegun moves it too. Shared buckets count wall time, the
+        # one clock every replica reads alike; this process's own, a clock no one can set back.
         self._clock = clock or (lambda: time.monotonic())
+        self._wall = clock or (lambda: time.time())
+        self._shared, self._state_ttl = shared, state_ttl
+        self._degraded = False  # whether the last shared charge failed (logged once, not once a call)
         self._kinds: dict[str, str] | None = None
         self._resources: tuple[frozenset[str], list[UriTemplate]] | None = None  # fixed URIs, templates
         self._buckets: dict[tuple[str | None, str, str], Bucket] = {}
@@ -116,8 +132,8 @@ class RateLimiter:
             kind = (await self._tool_kinds()).get(str(params.get("name")))  # unknown tools: the argument gate's
             if (
                 kind is not None
-                and not self._free_answer(params)
-                and (refusal := self._spend(kind, "call")) is not None
+                and not await self._free_answer(params)
+                and (refusal := await self._spend(kind, "call")) is not None
             ):
                 return error_result(refusal).model_dump(by_alias=True, exclude_none=True)
             return await call_next(ctx)
@@ -125,32 +141,70 @@ class RateLimiter:
         if (
             uri is not None
             and await self._templated(uri)
-            and (refusal := self._spend("read", "resource read")) is not None
+            and (refusal := await self._spend("read", "resource read")) is not None
         ):
             raise protocol_error(refusal)
         return await call_next(ctx)
 
-    def _free_answer(self, params: Mapping[str, Any]) -> bool:
+    async def _free_answer(self, params: Mapping[str, Any]) -> bool:
         """Whether this round answers the questions of a call already charged, within that call's allowance."""
         if params.get("requestState") is None:  # present only once the SDK has verified it
             return False
         arguments = json.dumps(params.get("arguments"), sort_keys=True, separators=(",", ":"), default=str)
         digest = hashlib.sha256(arguments.encode()).hexdigest()
         key = (current_id(), current_caller_id(), str(params.get("name")), digest)
+        if self._shared is not None:
+            world, caller, tool, _ = key
+            call = hashlib.sha256(f"{tool}\0{digest}".encode()).hexdigest()
+            shared, now, lifetime = self._shared, self._wall(), self._state_ttl
+            try:
+                free = await anyio.to_thread.run_sync(
+                    lambda: shared.answer(world, caller, call, now, lifetime, ANSWER_ROUNDS)
+                )
+                self._shared_answered()
+                return free
+            except ServiceUnavailable:
+                self._shared_failed()
         now = self._clock()
         with self._lock:
             return self._answers.take(key, now)
 
-    def _spend(self, kind: str, request: str) -> RateLimited | None:
+    async def _spend(self, kind: str, request: str) -> RateLimited | None:
         """Take one of the caller's `kind` tokens in the current world; the refusal when none is left."""
-        caller = current_caller_id()
-        now, key = self._clock(), (current_id(), caller, kind)
+        caller, world, limit = current_caller_id(), current_id(), self._limits[kind]
+        wait: float | None = None
+        if self._shared is not None:
+            shared, now = self._shared, self._wall()
+            try:
+                wait = await anyio.to_thread.run_sync(
+                    lambda: shared.take(world, caller, kind, limit.per_minute, limit.burst, now, RESOLUTION)
+                )
+                self._shared_answered()
+            except ServiceUnavailable:
+                self._shared_failed()
+        if wait is None:
+            wait = self._take_here((world, caller, kind))
+        return self._refusal(caller, kind, wait, request) if wait > 0 else None
+
+    def _shared_failed(self) -> None:
+        """Say once per outage that the limits are this replica's own until the database answers again."""
+        if not self._degraded:
+            self._degraded = True
+            log.warning("shared rate buckets unavailable: calls are charged to this replica's own buckets meanwhile")
+
+    def _shared_answered(self) -> None:
+        if self._degraded:
+            self._degraded = False
+            log.warning("shared rate buckets answer again: calls are charged to them again")
+
+    def _take_here(self, key: tuple[str | None, str, str]) -> float:
+        """Take a token from this process's own bucket `key` (world, caller, kind)."""
+        now = self._clock()
         with self._lock:
             bucket = self._buckets.get(key)
             if bucket is None:
-                bucket = self._buckets[key] = Bucket(self._limits[kind], now)
-            wait = bucket.take(now)
-        return self._refusal(caller, kind, wait, request) if wait > 0 else None
+                bucket = self._buckets[key] = Bucket(self._limits[key[2]], now)
+            return bucket.take(now)
 
     def _refusal(self, caller: str, kind: str, wait: float, request: str) -> RateLimited:
         limit = self._limits[kind]

@@ -76,6 +76,7 @@ def build_server(app: App) -> MCPServer:
                 read=Limit(settings.rate_read_per_minute, settings.rate_read_burst),
                 write=Limit(settings.rate_write_per_minute, settings.rate_write_burst),
                 state_ttl=settings.state_ttl.total_seconds(),
+                shared=app.rate_buckets,
             ),
             ArgumentGate(server),
             UrlQuestions(),  # innermost: the bank-account question's round is a result every layer above sees

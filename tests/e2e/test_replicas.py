@@ -1,4 +1,5 @@
-"""Two `aftersales serve` processes on one PostgreSQL database, sharing caller and requestState keys."""
+"""Two `aftersales serve` processes on one PostgreSQL database, sharing caller and requestState keys (and so the
+rate buckets in the database)."""
 
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -17,6 +18,10 @@ from tests.support.serve import ServeProcess, new_key
 
 pytestmark = [pytest.mark.anyio, pytest.mark.http]
 TOOL = "after_sales_create_ticket"
+# Reads a caller may make at once, and one more a minute: small enough to meet in a test, large enough that the other
+# tests' few reads (each as its own caller, support-bot) never do.
+READ_BURST = 10
+LIMITS = {"AFTERSALES_RATE_READ_BURST": str(READ_BURST), "AFTERSALES_RATE_READ_PER_MINUTE": "1"}
 
 
 @dataclass
@@ -39,7 +44,9 @@ def fleet(postgres_template: str, postgres_admin_url: str, tmp_path_factory: pyt
     with scratch_database(postgres_admin_url, make_url(postgres_template).database) as url:
         keys, state_keys = [new_key()], new_key()
         replicas = [
-            ServeProcess(url, tmp_path_factory.mktemp(f"replica-{letter}"), keys=keys, state_keys=state_keys)
+            ServeProcess(
+                url, tmp_path_factory.mktemp(f"replica-{letter}"), keys=keys, state_keys=state_keys, settings=LIMITS
+            )
             for letter in "ab"
         ]
         try:
@@ -141,3 +148,20 @@ def _untouched_in_window_order(fleet: Fleet) -> str:
         order_id = connection.scalar(query)
     assert order_id is not None
     return order_id
+
+
+async def test_a_caller_gets_its_read_limit_across_both_replicas_not_twice_it(fleet, stories):
+    token, query = fleet.a.token("limited-bot"), {"ticket_id": stories["ticket_under_review"]["ticket_id"]}
+    served, refused = {"a": 0, "b": 0}, []
+    async with connect_http(fleet.a.url, token) as a, connect_http(fleet.b.url, token) as b:
+        for n in range(3 * READ_BURST):  # each replica alone would serve a burst: twice the limit in all
+            replica, client = ("a", a) if n % 2 == 0 else ("b", b)
+            result = await client.call_tool("after_sales_query_ticket", query)
+            meta = result.meta or {}
+            if meta.get("aftersales/error") == "rate_limited":
+                refused.append(meta["aftersales/retryAfterSeconds"])
+            else:
+                assert not result.is_error, result.content
+                served[replica] += 1
+    assert sum(served.values()) == READ_BURST and served["a"] > 0 and served["b"] > 0
+    assert len(refused) == 2 * READ_BURST and all(0 < wait <= 60 for wait in refused)

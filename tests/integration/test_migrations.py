@@ -11,6 +11,7 @@ from aftersales import clock
 from aftersales.seeding import loader
 from aftersales.storage import migrate
 from aftersales.storage.models import Base
+from aftersales.storage.rate_buckets import METADATA as RATE_BUCKETS_METADATA
 from aftersales.worlds.storage.tables import METADATA as WORLDS_METADATA
 from tests.support.database import row_counts
 
@@ -18,14 +19,15 @@ from tests.support.database import row_counts
 def test_upgrading_an_empty_database_reaches_head_with_every_table(empty_engine):
     migrate.upgrade(empty_engine)
     assert migrate.current_revision(empty_engine) == migrate.head_revision()
-    assert {*Base.metadata.tables, *WORLDS_METADATA.tables} <= set(inspect(empty_engine).get_table_names())
+    tables = {*Base.metadata.tables, *WORLDS_METADATA.tables, *RATE_BUCKETS_METADATA.tables}
+    assert tables <= set(inspect(empty_engine).get_table_names())
 
 
 def test_the_models_and_the_migrations_do_not_drift(empty_engine):
     migrate.upgrade(empty_engine)
     with empty_engine.connect() as connection:
         context = MigrationContext.configure(connection, opts={"compare_type": True})
-        assert compare_metadata(context, [Base.metadata, WORLDS_METADATA]) == []
+        assert compare_metadata(context, [Base.metadata, WORLDS_METADATA, RATE_BUCKETS_METADATA]) == []
 
 
 def test_upgrading_twice_is_harmless(empty_engine):

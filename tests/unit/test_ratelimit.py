@@ -4,108 +4,18 @@ The limiter reads an injected clock, so these tests move time by hand instead of
 """
 
 from pathlib import Path
-from types import SimpleNamespace
-from typing import Any
 
 import pytest
-from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_PARAMS, ToolAnnotations
+from mcp_types import INVALID_PARAMS
 
-from aftersales.domain.callers import Caller
-from aftersales.mcp.caller import acting_as
-from aftersales.mcp.ratelimit import ANSWER_ROUNDS, Bucket, Limit, RateLimiter
+from aftersales.mcp.ratelimit import ANSWER_ROUNDS, Bucket, Limit
 from aftersales.worlds import context
 from tests.support.clients import ALICE, BOB
+from tests.support.rate_limits import SERVED, STATE_TTL, Limited, retry_after
 from tests.support.worlds import a_world
 
 pytestmark = pytest.mark.anyio
-READS = Limit(per_minute=6, burst=3)  # a token every 10 seconds
-WRITES = Limit(per_minute=60, burst=1)  # a token every second
-SERVED = {"served": True}
-STATE_TTL = 600.0
-
-
-class Clock:
-    """A monotonic clock that moves only when a test says so."""
-
-    def __init__(self) -> None:
-        self.seconds = 1000.0
-
-    def __call__(self) -> float:
-        return self.seconds
-
-
-def tools() -> MCPServer:
-    """A server with one read-only tool, one tool that writes, a resource template and a fixed resource."""
-    server = MCPServer("limited")
-
-    @server.resource("limited://things/{thing_id}")
-    def thing(thing_id: str) -> str:
-        return thing_id
-
-    @server.resource("limited://rules")
-    def rules() -> str:
-        return "rules"
-
-    @server.tool(annotations=ToolAnnotations(read_only_hint=True))
-    def look() -> str:
-        return "seen"
-
-    @server.tool(annotations=ToolAnnotations(read_only_hint=False))
-    def change() -> str:
-        return "changed"
-
-    return server
-
-
-class Limited:
-    """The limiter over `tools()`, and how many calls it let through to the tool."""
-
-    def __init__(self, reads: Limit = READS, writes: Limit = WRITES) -> None:
-        self.clock = Clock()
-        self.limiter = RateLimiter(tools(), read=reads, write=writes, clock=self.clock, state_ttl=STATE_TTL)
-        self.served = 0
-
-    async def call(self, caller: Caller | None, tool: str, method: str = "tools/call") -> dict[str, Any]:
-        """Send one request through the limiter as `caller` (None: no authenticated caller)."""
-        return await self.send(caller, method, {"name": tool, "arguments": {}})
-
-    async def answer(self, caller: Caller | None, tool: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
-        """Send the round that answers a call's questions, with the requestState the SDK's boundary verified."""
-        answers = {"confirm": {"action": "accept", "content": {"confirm": True}}}
-        params = {"name": tool, "arguments": arguments or {}, "inputResponses": answers, "requestState": "verified"}
-        return await self.send(caller, "tools/call", params)
-
-    async def read(self, caller: Caller | None, uri: str) -> dict[str, Any]:
-        """Read one resource through the limiter as `caller`."""
-        return await self.send(caller, "resources/read", {"uri": uri})
-
-    async def send(self, caller: Caller | None, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        """Send one request through the limiter as `caller`; what the next handler answered, or the refusal."""
-
-        async def call_next(_ctx: Any) -> dict[str, Any]:
-            self.served += 1
-            return SERVED
-
-        ctx: Any = SimpleNamespace(method=method, params=params)
-        if caller is None:
-            return await self.limiter(ctx, call_next)
-        with acting_as(caller):
-            return await self.limiter(ctx, call_next)
-
-    async def calls(self, caller: Caller | None, tool: str, count: int) -> list[bool]:
-        """Send `count` calls at this moment; whether each was served."""
-        return [await self.call(caller, tool) == SERVED for _ in range(count)]
-
-    def wait(self, seconds: float) -> None:
-        self.clock.seconds += seconds
-
-
-def retry_after(result: dict[str, Any]) -> float:
-    """The seconds a refusal tells the caller to wait."""
-    assert result["isError"] is True
-    return result["_meta"]["aftersales/retryAfterSeconds"]
 
 
 def test_a_bucket_serves_its_burst_at_once_then_says_how_long_until_the_next_token():
