@@ -225,9 +225,18 @@ def _ticket_chunk(job: tuple[Any, ...]) -> tuple[int, int]:
     ticket: Scheduled
     for ordinal, ticket in enumerate(scheduled, start=start):
         row, events = build(rng, ticket, anchor, thresholds)
-        ticket_table.append(as_row("tickets", row, sqlite))
+        # Generated tickets, as the baseline's, name no channel they were raised in (nor do their events, last field).
+        ticket_table.append(as_row("tickets", {**row, "channel": None}, sqlite))
         event_table.extend(
-            (ordinal * EVENT_SLOTS + position, ticket.ticket_id, sql_time(moment, sqlite), event.value, actor, note)
+            (
+                ordinal * EVENT_SLOTS + position,
+                ticket.ticket_id,
+                sql_time(moment, sqlite),
+                event.value,
+                actor,
+                note,
+                None,
+            )
             for position, (moment, event, actor, note) in enumerate(events, start=1)
         )
     write_rows(url, [("tickets", ticket_table), ("ticket_events", event_table)])
