@@ -161,7 +161,7 @@ class Host(TrialHost):
     def advance_world(self, world_id: str, by: timedelta) -> None:
         """Move a world's clock forward; every App's next request sees it."""
         self.worlds.advance(world_id, by)
-        for served in self._served.values():
+        for served in self._apps():
             served.app.router.forget(world_id)
 
     def answer_forms(self, trial: TrialWorld, customer: Customer) -> None:
@@ -170,20 +170,20 @@ class Host(TrialHost):
 
     def close_trial(self, trial: TrialWorld) -> None:
         """Stop answering for the trial's world, then drop it unless the host keeps worlds (audit written first)."""
-        for served in self._served.values():
+        for served in self._apps():
             if "audit" in served.app.__dict__:
                 served.app.audit.flush()
         self.trials.pop(trial.id, None)
         self.conversations.pop(trial.id, None)
         if not self.keep:
             self.worlds.drop(trial.id)
-        for served in self._served.values():
+        for served in self._apps():
             served.app.router.forget(trial.id)
 
     def close(self) -> None:
         """Stop the server and drop every world this host made (unless it keeps them)."""
         if self._server is not None and self._serving is not None:
-            for served in self._served.values():
+            for served in self._apps():
                 served.web.state.close_streams()
             self._server.should_exit = True
             self._serving.result()
@@ -191,8 +191,12 @@ class Host(TrialHost):
         self._stack.close()
         for world in [] if self.keep else self.worlds.registry.all():
             self.worlds.drop(world.id)
-        for served in self._served.values():
+        for served in self._apps():
             served.app.close()
+
+    def _apps(self) -> list[Served]:
+        """Every App this host serves, as a list: a trial with settings of its own adds one from another thread."""
+        return list(self._served.values())
 
     def _serve(self, overrides: dict[str, Any]) -> Served:
         key = tuple(sorted(overrides.items()))

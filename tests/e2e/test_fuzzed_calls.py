@@ -37,6 +37,7 @@ from mcp_types import ElicitRequestFormParams, ElicitResult, InputRequiredResult
 from sqlalchemy import Engine, inspect, text
 
 from aftersales.mcp.caller import acting_as
+from aftersales.storage.rate_buckets import RATE_BUCKETS
 from tests.support.apps import UNLIMITED
 from tests.support.arguments import UNSTORABLE, Violation, accepts, has_unstorable_text, violations
 from tests.support.cancellation import cancel_arguments
@@ -56,7 +57,8 @@ REPEATABLE: dict[str, Any] = {
     "suppress_health_check": [HealthCheck.too_slow, HealthCheck.filter_too_much],
 }
 EXAMPLES = 260
-AUDIT = "tool_calls"
+# What every call writes, good or bad: its audit record, and on PostgreSQL its charge to the caller's rate buckets.
+BOOKKEEPING = ("tool_calls", RATE_BUCKETS.name)
 REVISIONS = {"auto": "2026-07-28", "legacy": "2025-11-25"}
 NOT_AN_OBJECT = "arguments"
 # The fuzz sends hundreds of calls a second on purpose, so the app runs without rate limits.
@@ -270,12 +272,12 @@ def _message(response: httpx.Response) -> dict[str, Any]:
 
 
 def business_rows(engine: Engine) -> dict[str, list[str]]:
-    """Every row of every table but the audit, in a stable order."""
+    """Every row of every table but the bookkeeping (the audit, the rate buckets), in a stable order."""
     with engine.connect() as connection:
         return {
             table: sorted(repr(tuple(row)) for row in connection.execute(text(f'SELECT * FROM "{table}"')))
             for table in inspect(engine).get_table_names()
-            if table != AUDIT
+            if table not in BOOKKEEPING
         }
 
 
