@@ -12,9 +12,10 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 WORKDIR /build
 # Dependencies first, read from pyproject.toml alone: this layer is reused until they change, so a source
-# edit rebuilds only the small layers below.
+# edit rebuilds only the small layers below. The otel extra too: a deployment turns traces on with the OTEL_*
+# settings alone, and without them nothing of it runs.
 COPY pyproject.toml ./
-RUN python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" > requirements.txt \
+RUN python -c "import tomllib; p = tomllib.load(open('pyproject.toml', 'rb'))['project']; print('\n'.join(p['dependencies'] + p['optional-dependencies']['otel']))" > requirements.txt \
     && pip install -r requirements.txt
 
 # Then the package: a regular (not editable) install whose wheel carries migrations/ and seed/.

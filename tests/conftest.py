@@ -37,18 +37,32 @@ def pytest_configure(config: pytest.Config) -> None:
 
 # The longest files start first (longest processing time first), so that `--dist loadfile`, which hands out files in
 # collection order, ends on short files on every worker instead of one worker still inside a long one. Ranked by
-# `--durations` on a quiet machine (tasks check of the whole set on each database, then the whole-set evals).
+# the seconds each file's tests took in a whole run (`pytest --durations=0`, summed per file; the browser's demo page
+# tests, the whole-set tasks checks and the README's walk-throughs lead).
 LONGEST_FIRST = (
+    "e2e/test_demo_page.py",
     "integration/test_tasks_check.py",
-    "integration/test_tasks_check_on_postgresql.py",
     "e2e/test_readme_walkthroughs.py",
-    "e2e/test_eval_conversation.py",
-    "e2e/test_eval_without_forms.py",
+    "e2e/test_llm_agent.py",
+    "integration/test_tasks_check_on_postgresql.py",
     "e2e/test_world_scale.py",
-    "e2e/test_eval_conversation_mistakes.py",
     "e2e/test_eval.py",
     "e2e/test_pytest_plugin_remote.py",
+    "e2e/test_workers.py",
+    "e2e/test_stdio.py",
+    "e2e/test_pinning.py",
+    "e2e/test_eval_conversation_mistakes.py",
+    "e2e/test_fuzzed_calls.py",
+    "e2e/test_serve_startup.py",
+    "e2e/test_shutdown.py",
+    "e2e/test_eval_conversation.py",
+    "e2e/test_bank_transfer.py",
+    "integration/test_bulk_generation.py",
     "e2e/test_pytest_plugin.py",
+    "e2e/test_eval_housekeeping.py",
+    "e2e/test_conformance.py",
+    "e2e/test_replicas.py",
+    "e2e/test_eval_without_forms.py",
 )
 
 

@@ -22,6 +22,7 @@ from aftersales.clock import now
 from aftersales.domain.callers import ALL_SCOPES, Caller
 from aftersales.mcp.caller import acting_as
 from aftersales.mcp.server import build_server
+from aftersales.otel import setup as traces
 from aftersales.security import tokens
 from aftersales.security.issuer_keys import IssuerUnreachable
 from aftersales.settings import Settings
@@ -69,6 +70,10 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     logging.basicConfig(
         level=settings.log_level, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s %(message)s"
     )
+    # Before the server is built: with traces on, it describes each call on its span (README, "Traces"). The parent
+    # of `--workers N` serves nothing, so only its workers export.
+    if args.worker_fds or settings.workers == 1:
+        traces.start()
     app = App(settings)
     with sigterm_exits():
         try:
@@ -77,6 +82,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             return serve_stdio(app) if args.stdio else serve_http(app)
         finally:
             app.close()
+            traces.stop()  # the spans still batched are sent
 
 
 def serve_stdio(app: App) -> int:
@@ -93,6 +99,7 @@ def serve_stdio(app: App) -> int:
         # Stopped by SIGTERM while the host keeps the pipe open: the thread reading stdin stays blocked in read(),
         # and the interpreter would wait for it at exit. Write the audit, then leave at once.
         app.close()
+        traces.stop()
         sys.stderr.flush()
         os._exit(0)
     return 0

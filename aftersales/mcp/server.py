@@ -10,9 +10,11 @@ from aftersales.mcp.arguments import ArgumentGate
 from aftersales.mcp.described import DescribedTools, server_set
 from aftersales.mcp.ratelimit import Limit, RateLimiter
 from aftersales.mcp.recorder import CallRecorder
+from aftersales.mcp.spans import CallSpans
 from aftersales.mcp.surface import ServedSurface
 from aftersales.mcp.tracing import CallTracer
 from aftersales.mcp.url_questions import UrlQuestions
+from aftersales.otel import switch
 
 INSTRUCTIONS = """\
 After-sales tools for an online shop: refunds, returns, exchanges and repairs of delivered order lines.
@@ -58,6 +60,10 @@ def build_server(app: App) -> MCPServer:
     server.middleware.insert(
         0, CallTracer(lambda world, draft: app.worlds.append_trace(world, draft), app.form_answerer)
     )
+    # With traces on, the request span the SDK opens is told the call's caller, tool and outcome, first inside the
+    # SDK's requestState boundary so an asking round's state can name its span (aftersales.mcp.spans).
+    if switch.enabled():
+        server.middleware.append(CallSpans())
     # Then, outermost first: advertise only what is served, list the tools with the texts of the set in force,
     # record what the client finally got, then spend rate tokens, then check the arguments.
     server.middleware.extend(

@@ -4,18 +4,23 @@ from threading import RLock
 from types import TracebackType
 from typing import Self
 
+from opentelemetry.trace import Span, StatusCode
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from aftersales.domain.errors import ServiceUnavailable
+from aftersales.otel.switch import child_span
+from aftersales.otel.switch import enabled as traced
 from aftersales.storage.database import WRITE, WRITE_LOCK_TIMEOUT, write_lock
 from aftersales.storage.driver import ONE_STATEMENT
-from aftersales.storage.errors import database_errors, translate
+from aftersales.storage.errors import Conflict, database_errors, translate
 from aftersales.storage.handles import IdempotencyRepository, QuoteRepository
 from aftersales.storage.listings import ListingRepository
 from aftersales.storage.payouts import PayoutRepository
 from aftersales.storage.repositories import OrderRepository, TicketRepository
 from aftersales.storage.tool_calls import ToolCallRepository
+
+DATABASE_FAILURES = (Conflict, ServiceUnavailable)  # what the driver's exceptions leave a unit as (storage.errors)
 
 
 class UnitOfWork:
@@ -44,6 +49,7 @@ class UnitOfWork:
 
     def __enter__(self) -> Self:
         self.session = self._session_factory()
+        self._span = self._open_span()
         if self._one_statement:
             self.session.info[ONE_STATEMENT] = "unused"
         self._lock: RLock | None = None
@@ -54,9 +60,10 @@ class UnitOfWork:
                 self._take_write_lock()
                 with database_errors():
                     self.session.connection(execution_options={WRITE: True})
-            except BaseException:
+            except BaseException as error:
                 self._release_write_lock()
                 self.session.close()
+                self._end_span(error)
                 raise
         self.tickets = TicketRepository(self.session)
         self.orders = OrderRepository(self.session)
@@ -79,8 +86,36 @@ class UnitOfWork:
                     self.session.close()
         finally:
             self._release_write_lock()
-        if exc is not None and (translated := translate(exc)) is not exc:
+        if exc is None:
+            self._end_span(None)
+            return
+        translated = translate(exc)
+        self._end_span(translated)
+        if translated is not exc:
             raise translated from exc
+
+    def _open_span(self) -> Span | None:
+        """The unit's span in the request's trace (None when traces are off): one per unit, not one per statement.
+
+        Hot reads run on the driver's cursor (storage.driver), where no SQLAlchemy event sees them; around the unit,
+        every statement of it is inside, the wait for SQLite's write lock included.
+        """
+        if not traced():
+            return None
+        return child_span(
+            f"unit_of_work {'write' if self._write else 'read'}",
+            {"db.system.name": self.session.get_bind().dialect.name, "aftersales.db.write": self._write},
+        )
+
+    def _end_span(self, error: BaseException | None) -> None:
+        """End the unit's span; a database failure marks it failed, a domain error raised inside the unit does not."""
+        span, self._span = self._span, None
+        if span is None:
+            return
+        if isinstance(error, DATABASE_FAILURES):
+            span.set_attribute("error.type", type(error).__name__)
+            span.set_status(StatusCode.ERROR)
+        span.end()
 
     def _take_write_lock(self) -> None:
         lock = write_lock(engine) if isinstance(engine := self.session.get_bind(), Engine) else None
@@ -97,3 +132,5 @@ class UnitOfWork:
     def commit(self) -> None:
         """Make the work of this unit durable."""
         self.session.commit()
+        if self._span is not None:
+            self._span.set_attribute("aftersales.db.committed", True)

@@ -153,12 +153,17 @@ def _known(worlds: Worlds, place: Place, world: World, audit: bool, tables: Tabl
         {name: table.print for name, table in read.items()},
     )
     kept = known(rows, world.anchor_day, audit, prints)
-    return replace(kept, snapshot=_cut(kept.snapshot, tables))
+    counted = {name: table.changes for name, table in read.items()}
+    return replace(kept, snapshot=_cut(kept.snapshot, tables), changes=counted)
 
 
 def _rows(worlds: Worlds, place: Place, audit: bool, tables: Tables, before: Known | None = None) -> dict[str, Printed]:
     """The place's tables as read; those whose print is `before`'s are `before`'s rows, not read again."""
-    known = {name: Printed(before.prints[name], before.rows[name]) for name in before.prints} if before else None
+    known = (
+        {name: Printed(before.prints[name], before.rows[name], before.changes.get(name)) for name in before.prints}
+        if before
+        else None
+    )
     names = table_names(audit)
     if tables is not None:  # the tables asked for, and those whose ids name handles the others mention
         names = [name for name in names if name in tables or name in GENERATED]

@@ -65,6 +65,7 @@ class Known:
     snapshot: dict[str, Any]
     json: dict[str, str] = field(default_factory=dict)  # each table's canonical JSON, once it has been written
     prints: dict[str, str] = field(default_factory=dict)  # each table's print as read (storage.rows.read_tables)
+    changes: dict[str, int | None] = field(default_factory=dict)  # each table's write counter as read, if kept
     # Of each table, every row as read (its values, `seq` included) -> its canonical row and sort key.
     made: dict[str, Made] = field(default_factory=dict)
     placed: dict[str, Placed] = field(default_factory=dict)  # of sequenced tables, row values -> place in order

@@ -26,8 +26,9 @@ from aftersales.storage import migrate
 from aftersales.storage.database import make_engine
 from aftersales.worlds.errors import WorldRequestError
 from aftersales.worlds.model import Place
+from aftersales.worlds.storage import changes
 from aftersales.worlds.storage.places import Places
-from aftersales.worlds.storage.rows import shift_dates
+from aftersales.worlds.storage.rows import business_tables, shift_dates
 from aftersales.worlds.storage.sqlite import HEADER
 
 GENERATED_DAY = ANCHOR.date()  # the day `aftersales seed generate` writes a database's dates relative to
@@ -210,6 +211,7 @@ def _build(places: Places, source: Source, start: datetime, building: Place) -> 
                     "Generate the file again, or use --from baseline.",
                 ) from None
             loader.load(engine, data, start)
+        changes.track(engine, business_tables())  # last: the rows a template starts with are not changes
     finally:
         engine.dispose()
 

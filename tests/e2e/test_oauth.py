@@ -2,21 +2,26 @@
 
 Hosts connect from nothing with the SDK's own OAuth providers, as the MCP authorization specification has them
 do; the refusals here are those that need the real issuer (its tokens for another resource or without a scope,
-its key rotations, the issuer going down). The refusals a token made in the test shows (expired, forged, alg
-none, HS256 with the public key, another issuer, malformed) are tests of the resource server against an issuer in
-memory (tests/unit/test_access_tokens.py, test_issuer_keys.py, tests/e2e/test_oauth_resource.py), and so are the
-admin API's worlds:admin and `serve` stopping in one line when the issuer cannot be reached
-(tests/integration/test_cli.py).
+its key rotations, the issuer going down), and its real tokens expired or changed as an attacker would (forged,
+alg none, HS256 with its public key, malformed). A token of another issuer, and every refusal again in detail,
+are tests of the resource server against an issuer in memory (tests/unit/test_access_tokens.py,
+test_issuer_keys.py, tests/e2e/test_oauth_resource.py), and so are the admin API's worlds:admin and `serve`
+stopping in one line when the issuer cannot be reached (tests/integration/test_cli.py).
 """
 
 import base64
+import hashlib
+import hmac
 import json
 from collections.abc import Iterator
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import httpx
 import pytest
+from cryptography.hazmat.primitives import serialization
+from freezegun import freeze_time
+from jwt.algorithms import RSAAlgorithm
 from sqlalchemy import select
 
 from aftersales.app import App
@@ -263,3 +268,66 @@ def test_the_authorization_server_the_tests_use_passes_the_conformance_suites_au
         if check["status"] != "SUCCESS"
     ]
     assert failing == []
+
+
+def _encoded(part: dict[str, object]) -> str:
+    return base64.urlsafe_b64encode(json.dumps(part).encode()).rstrip(b"=").decode()
+
+
+def _public_key_pem(authorization_server: AuthorizationServer, kid: str) -> bytes:
+    """The issuer's published public key, as the PEM an attacker would try as an HMAC secret."""
+    jwks = httpx.get(f"{authorization_server.issuer}/jwks", timeout=10).raise_for_status().json()
+    (jwk,) = [key for key in jwks["keys"] if key["kid"] == kid]
+    public = RSAAlgorithm.from_jwk(json.dumps(jwk))
+    return public.public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+
+
+def tampered(token: str, how: str, authorization_server: AuthorizationServer) -> str:
+    """The issuer's real token, changed the way an attacker would change it."""
+    header, payload, signature = token.split(".")
+    if how == "forged":  # the scopes widened, the signature kept
+        widened = {**claims(token), "scope": "tickets:read tickets:write worlds:admin"}
+        return f"{header}.{_encoded(widened)}.{signature}"
+    if how == "alg-none":
+        return f"{_encoded({**claims(token, 0), 'alg': 'none'})}.{payload}."
+    if how == "hs256-with-public-key":
+        head = _encoded({**claims(token, 0), "alg": "HS256"})
+        secret = _public_key_pem(authorization_server, key_id(token))
+        mac = hmac.new(secret, f"{head}.{payload}".encode(), hashlib.sha256).digest()
+        return f"{head}.{payload}.{base64.urlsafe_b64encode(mac).rstrip(b'=').decode()}"
+    assert how == "malformed"
+    return f"{header}.{payload}"
+
+
+@SQLITE_ONLY
+@pytest.mark.parametrize(
+    ("how", "reason"),
+    [
+        ("forged", "signature does not verify with the issuer's key"),
+        ("alg-none", "signed with 'none', which is not accepted"),
+        ("hs256-with-public-key", "signed with 'HS256', which is not accepted"),
+        ("malformed", "not a JWT access token"),
+    ],
+)
+async def test_the_issuers_real_token_changed_as_an_attacker_would_is_refused_with_401_saying_why(
+    served, authorization_server, stories, how, reason
+):
+    real = authorization_server.client_credentials_token(served.resource, scope="tickets:read")
+    refused = query(served, tampered(real, how, authorization_server), stories["ticket_awaiting_return"]["ticket_id"])
+    assert refused.status_code == 401, refused.text
+    assert reason in refused.json()["error_description"]
+    assert 'error="invalid_token"' in refused.headers["www-authenticate"]
+
+
+@SQLITE_ONLY
+async def test_the_issuers_real_token_is_refused_once_it_has_expired_past_the_leeway(
+    served, authorization_server, stories
+):
+    token = authorization_server.client_credentials_token(served.resource)
+    expires = datetime.fromtimestamp(int(claims(token)["exp"]), UTC)
+    later = expires + served.app.settings.oauth_leeway + timedelta(seconds=1)
+    # The server's threads see the frozen wall clock; its event loop keeps real monotonic time (see test_world_time).
+    with freeze_time(later, real_asyncio=True, ignore=["asyncio", "aftersales.storage.audit"]):
+        refused = query(served, token, stories["ticket_awaiting_return"]["ticket_id"])
+    assert refused.status_code == 401, refused.text
+    assert "the bearer token expired at" in refused.json()["error_description"]

@@ -5,6 +5,7 @@ checks again under the lock whether another worker installed the package meanwhi
 """
 
 import fcntl
+import glob
 import os
 import shutil
 import subprocess
@@ -14,6 +15,24 @@ from pathlib import Path
 # Not in the temporary directory: each test session has its own (tests/support/leftovers.py), and sessions running at
 # once must still take turns. Only root installs, and /run/lock is root's.
 LOCK = Path("/run/lock") / "aftersales-apt-install.lock"
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+def postgres_bin_dir() -> Path | None:
+    """The newest installed PostgreSQL server's bin directory, if any."""
+    candidates = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"), key=lambda p: int(p.split("/")[4]))
+    if candidates:
+        return Path(candidates[-1]).parent
+    initdb = shutil.which("initdb")
+    return Path(initdb).resolve().parent if initdb else None
+
+
+# Each package the suite installs when missing, with how to tell it is there (tests/support/warm.py installs them all).
+NEEDED: dict[str, Callable[[], bool]] = {
+    "postgresql": lambda: postgres_bin_dir() is not None,
+    "chromium": CHROMIUM.exists,
+    "npm": lambda: shutil.which("npm") is not None,
+}
 
 
 def ensure(package: str, present: Callable[[], bool]) -> None:

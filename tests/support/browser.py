@@ -14,7 +14,7 @@ from playwright.sync_api import BrowserContext, sync_playwright
 
 from tests.support import apt
 
-CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM = apt.CHROMIUM
 # Without the networking flags Chromium keeps trying hosts this machine's closed network refuses.
 FLAGS = [
     "--headless",
@@ -30,7 +30,7 @@ FLAGS = [
 
 def chromium() -> Path:
     """The Chromium binary: Debian's package, installed with apt-get (as root) when it is not there yet."""
-    apt.ensure("chromium", CHROMIUM.exists)
+    apt.ensure("chromium", apt.NEEDED["chromium"])
     return CHROMIUM
 
 

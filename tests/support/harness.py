@@ -32,9 +32,12 @@ def checking_host(backend: str, request: pytest.FixtureRequest, folder: Path) ->
         yield started
 
 
-def every_shipped_reference_passes(host: Host) -> None:
-    """Every shipped task's reference, in both modes, reaches its outcome and obeys its rules on `host`."""
-    results = check_tasks(host, load(), parallel=2)
+def every_shipped_reference_passes(host: Host, conversations_every: int = 1) -> None:
+    """Every shipped task's reference reaches its outcome and obeys its rules on `host`: in brief mode each task,
+    and in a conversation every `conversations_every`-th task (each, by default)."""
+    tasks = load()
+    results = check_tasks(host, tasks, parallel=2, modes=["brief"])
+    results += check_tasks(host, tasks[::conversations_every], parallel=2, modes=["conversation"])
     failures = {result.task.id: explain(result) for result in results if not result.passed}
     assert not failures, "\n".join(f"{name}:\n{text}" for name, text in failures.items())
     assert len(results) >= 40

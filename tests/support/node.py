@@ -36,7 +36,7 @@ def _installed() -> bool:
 
 def _npm() -> str:
     """The machine's npm, or Debian's, installed with apt-get when there is none."""
-    apt.ensure("npm", lambda: shutil.which("npm") is not None)
+    apt.ensure("npm", apt.NEEDED["npm"])
     return str(shutil.which("npm"))
 
 

@@ -5,7 +5,6 @@ AFTERSALES_TEST_POSTGRES_URL is not set. Installs Debian's server package with a
 binaries are found. PostgreSQL refuses to run as root, so as root the server runs as a system user.
 """
 
-import glob
 import itertools
 import os
 import pwd
@@ -57,26 +56,17 @@ class PostgresServer:
         return subprocess.run(command, check=check, capture_output=True, text=True, timeout=120)
 
 
-def find_bin_dir() -> Path | None:
-    """The newest installed PostgreSQL server's bin directory, if any."""
-    candidates = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"), key=lambda p: int(p.split("/")[4]))
-    if candidates:
-        return Path(candidates[-1]).parent
-    initdb = shutil.which("initdb")
-    return Path(initdb).resolve().parent if initdb else None
-
-
 def install_server() -> Path:
     """apt-get install the server package (only when no binaries exist)."""
-    apt.ensure("postgresql", lambda: find_bin_dir() is not None)
-    found = find_bin_dir()
+    apt.ensure("postgresql", apt.NEEDED["postgresql"])
+    found = apt.postgres_bin_dir()
     assert found is not None  # ensure() raised if it is still missing
     return found
 
 
 def start() -> PostgresServer:
     """initdb and start a server on a free port; the caller must `stop()` it."""
-    bin_dir = find_bin_dir() or install_server()
+    bin_dir = apt.postgres_bin_dir() or install_server()
     run_as = SERVICE_USER if os.geteuid() == 0 else None
     root = Path(tempfile.mkdtemp(prefix="aftersales-pg-"))
     data_dir = root / "data"

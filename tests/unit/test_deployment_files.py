@@ -211,12 +211,13 @@ def test_the_image_installs_dependencies_before_copying_the_source():
     assert "pip install -e" not in "\n".join(lines)  # the wheel, with migrations/ and seed/ inside it
 
 
-def test_the_dockerfile_dependency_step_yields_exactly_the_project_dependencies(tmp_path):
+def test_the_dockerfile_dependency_step_yields_exactly_the_project_dependencies_and_the_otel_extra(tmp_path):
     dockerfile = (ROOT / "Dockerfile").read_text()
     step = re.search(r"^RUN (python -c .*?) > requirements\.txt", dockerfile, re.M)[1]
     shutil.copy(ROOT / "pyproject.toml", tmp_path)
     done = subprocess.run(["sh", "-c", step], cwd=tmp_path, capture_output=True, text=True, check=True)
-    assert done.stdout.splitlines() == PYPROJECT["project"]["dependencies"]
+    project = PYPROJECT["project"]
+    assert done.stdout.splitlines() == project["dependencies"] + project["optional-dependencies"]["otel"]
 
 
 def test_everything_the_wheel_build_needs_is_copied_into_the_image():

@@ -8,6 +8,7 @@ from typing import Any
 from sqlalchemy import Connection, DateTime, Engine, Table, select, text
 
 from aftersales.storage.models import Base
+from aftersales.worlds.storage import changes
 
 
 def business_tables() -> dict[str, Table]:
@@ -21,6 +22,7 @@ class Printed:
 
     print: str
     rows: list[dict[str, Any]]
+    changes: int | None = None  # its write counter (storage.changes), when the database keeps one
 
 
 def read_tables(engine: Engine, names: list[str], known: Mapping[str, Printed] | None = None) -> dict[str, Printed]:
@@ -28,14 +30,21 @@ def read_tables(engine: Engine, names: list[str], known: Mapping[str, Printed] |
 
     A table whose print equals its print in `known` (an earlier read of the same world's origin) is not read
     again: its rows are `known`'s, the same list. An episode leaves most of a world's tables as they were, and the
-    database writes a table's print far faster than the driver hands over its rows.
+    database writes a table's print far faster than the driver hands over its rows. Where the database counts its
+    writes (storage.changes), a table whose counter is `known`'s is not even printed.
     """
     tables = business_tables()
     read: dict[str, Printed] = {}
     with engine.connect() as connection, connection.begin():
         wanted = [name for name in names if name in tables]
-        prints = _prints(connection, [tables[name] for name in wanted])
-        for name, printed in zip(wanted, prints, strict=True):
+        counted = changes.counts(connection, wanted)
+        for name in wanted:
+            earlier = (known or {}).get(name)
+            if earlier is not None and earlier.changes is not None and earlier.changes == counted.get(name):
+                read[name] = earlier
+        printing = [name for name in wanted if name not in read]
+        prints = _prints(connection, [tables[name] for name in printing])
+        for name, printed in zip(printing, prints, strict=True):
             earlier = (known or {}).get(name)
             if earlier is not None and earlier.print == printed:
                 read[name] = earlier
@@ -43,8 +52,9 @@ def read_tables(engine: Engine, names: list[str], known: Mapping[str, Printed] |
             result = connection.execute(select(tables[name]))
             columns = list(result.keys())
             # Zipped with the column names: twice as fast as a Row's mapping, and the same dicts.
-            read[name] = Printed(printed, [dict(zip(columns, row, strict=True)) for row in result.all()])
-    return read
+            rows = [dict(zip(columns, row, strict=True)) for row in result.all()]
+            read[name] = Printed(printed, rows, counted.get(name))
+    return {name: read[name] for name in wanted}
 
 
 def _prints(connection: Connection, tables: list[Table]) -> list[str]:
