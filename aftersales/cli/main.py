@@ -5,7 +5,7 @@ aftersales db upgrade | current                      migrate to head; print the 
 aftersales seed load [--if-empty] | reset [--yes]    insert the baseline's missing rows; reload it from scratch
 aftersales seed generate [--out F | --baseline]      a deterministic world: into the database, a file, or seed/
 aftersales token issue --caller C [--scopes] [--ttl] print a signed caller token
-aftersales stats [--since 1h] [--json]               per-tool health from the audit
+aftersales stats [--since 1h] [--json]               per-tool health from the audit, tickets by channel
 aftersales demo [--host H] [--port P]                the elicitation demo page, on throwaway data of its own
 aftersales tasks list | lint | check [--tasks T]     agent tasks; what they name; replay their references on worlds
 aftersales eval --agent CMD [--trials k] [--parallel n] [--out DIR]   score an agent on the tasks (pass^k)
@@ -31,7 +31,7 @@ COMMANDS = {
     "db": "Database schema: upgrade, current.",
     "seed": "Seed data: load, reset, generate.",
     "token": "Caller tokens.",
-    "stats": "Per-tool calls, hit, failure and retry rates, and latency.",
+    "stats": "Per-tool calls, hit, failure and retry rates, and latency; tickets by channel.",
     "world": "Isolated, time-pinned, resettable datasets for testing agents.",
     "tasks": "Agent tasks: list them, lint what they name, check their reference solutions.",
     "eval": "Run an MCP agent on every task's trials and score them (pass^k); compare two runs.",

@@ -4,6 +4,7 @@ from datetime import datetime, timedelta
 from typing import cast
 
 from aftersales.domain.arithmetic import Number
+from aftersales.domain.enums import Channel, values
 
 QUERY_TICKET = "after_sales_query_ticket"
 ESTIMATE_REFUND = "after_sales_estimate_refund"
@@ -28,6 +29,10 @@ OUTCOMES = ("ok", "tool_error", "protocol_error", "input_required")
 FAILED = ("tool_error", "protocol_error")
 ARGUMENT_ERRORS = ("invalid_arguments", "unknown_tool")  # error kinds of calls whose arguments failed validation
 RETRY_KINDS = ("input_required", "replay", "repeat_after_failure")
+# Tickets by the channel they came from: the channels, and UNKNOWN for a call that did not say (or said nonsense).
+CHANNELS = (*values(Channel), UNKNOWN)
+# What a write's result outcome did to a ticket, as the metrics count it.
+TICKET_CHANGES = {(CREATE_TICKET, "created"): "opened", (CANCEL_TICKET, "cancelled"): "cancelled"}
 # A call repeats a failure when the same caller's previous call of the same tool failed at most this long before.
 REPEAT_WINDOW = timedelta(minutes=5)
 PRECISION = 10_000  # percentile fractions are taken in ten-thousandths, so the rank is exact integer arithmetic
@@ -36,6 +41,11 @@ PRECISION = 10_000  # percentile fractions are taken in ten-thousandths, so the 
 def tool_label(name: object) -> str:
     """`name` if this server has a tool by that name, else UNKNOWN: callers cannot invent audit values or series."""
     return name if isinstance(name, str) and name in TOOL_NAMES else UNKNOWN
+
+
+def channel_label(value: object) -> str:
+    """`value` if it is a channel, else UNKNOWN: a bounded label set whatever the caller sent."""
+    return value if isinstance(value, str) and value in CHANNELS[:-1] else UNKNOWN
 
 
 def repeats_failure(previous_failure: datetime | None, at: datetime) -> bool:

@@ -3,7 +3,7 @@
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from aftersales.domain.enums import TicketKind, TicketStatus
+from aftersales.domain.enums import Channel, TicketKind, TicketStatus
 from aftersales.domain.errors import RuleViolation
 from aftersales.domain.policy import CANCELLABLE, NOT_CANCELLABLE
 from aftersales.domain.stages import stage_of
@@ -24,11 +24,13 @@ class CancelRequest:
     ticket_id: str
     reason: str  # the customer's own words, recorded in the timeline
     idempotency_key: str
+    channel: Channel | None = None  # where the customer asked: app, web or miniprogram, when the caller knows
 
     def arguments(self) -> dict[str, Any]:
         """The call's arguments, minus the key itself."""
         values = asdict(self)
         values.pop("idempotency_key")
+        values["channel"] = self.channel.value if self.channel else None
         return values
 
 

@@ -3,7 +3,7 @@
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from aftersales.domain.enums import ReasonCode, RefundMethod, TicketKind
+from aftersales.domain.enums import Channel, ReasonCode, RefundMethod, TicketKind
 from aftersales.domain.errors import InputNeeded, RuleViolation
 from aftersales.domain.money import format_money
 
@@ -21,6 +21,7 @@ class TicketRequest:
     refund_method: RefundMethod | None
     quote_id: str | None
     idempotency_key: str
+    channel: Channel | None = None  # where the customer asked: app, web or miniprogram, when the caller knows
 
     def arguments(self) -> dict[str, Any]:
         """The call's arguments with defaults applied, minus the key itself."""

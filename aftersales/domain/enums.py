@@ -12,7 +12,7 @@ class Tier(StrEnum):
 
 
 class Channel(StrEnum):
-    """Where the order was placed."""
+    """Where an order was placed, or where a call about a ticket came from (the app, the web shop, the mini-program)."""
 
     APP = "app"
     WEB = "web"

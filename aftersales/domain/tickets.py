@@ -3,7 +3,7 @@
 from dataclasses import dataclass
 from datetime import datetime
 
-from aftersales.domain.enums import EventType, ReasonCode, RefundMethod, TicketKind, TicketStatus
+from aftersales.domain.enums import Channel, EventType, ReasonCode, RefundMethod, TicketKind, TicketStatus
 from aftersales.domain.refunds import Breakdown
 
 TICKET_NUMBER_PATTERN = r"^T-\d{4}-\d{4,}$"
@@ -28,6 +28,7 @@ class TimelineEntry:
     type: str
     actor: str
     note: str
+    channel: str | None = None  # where the call that wrote it came from, when it said so
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,8 @@ class NewTicket:
     status: TicketStatus
     created_by: str
     created_at: datetime
+    channel: Channel | None = None  # where it was raised, when the caller said so
 
     def entry(self, event: EventType, actor: str, note: str) -> TimelineEntry:
-        """A timeline entry at the ticket's creation time."""
-        return TimelineEntry(self.created_at, event.value, actor, note)
+        """A timeline entry at the ticket's creation time, from the channel the ticket came from."""
+        return TimelineEntry(self.created_at, event.value, actor, note, self.channel.value if self.channel else None)

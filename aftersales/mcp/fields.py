@@ -6,9 +6,10 @@ Each type enforces what its published schema states, so the SDK's validation ref
 from enum import StrEnum
 from typing import Annotated, Any
 
+from mcp.shared.inbound import X_MCP_HEADER_KEY
 from pydantic import BeforeValidator, Field, TypeAdapter, WithJsonSchema
 
-from aftersales.domain.enums import ReasonCode, RefundMethod, TicketKind, values
+from aftersales.domain.enums import Channel, ReasonCode, RefundMethod, TicketKind, values
 from aftersales.domain.paging import CURSOR_PATTERN, DEFAULT_LIMIT, MAX_LIMIT
 from aftersales.domain.tickets import TICKET_NUMBER_PATTERN
 from aftersales.security.cursors import CURSOR_EXAMPLE
@@ -153,6 +154,39 @@ OptionalQuoteId = optional_field(
     "and for the same order, line, quantity and reason.",
     "6f1c2a9e-4b7d-4e0a-9c3f-2d5e8a1b7c40",
 )
+
+
+def _not_null(value: Any) -> Any:
+    """Refuse an explicit null where the schema states a plain string: omitted is how such a field says unknown."""
+    if value is None:
+        raise ValueError("expected a string")
+    return value
+
+
+# The HTTP header a 2026-07-28 client mirrors `channel` into (Mcp-Param-Channel), so a gateway routes without reading
+# bodies. Only what the seeds call routable is annotated, never anything personal (a test holds every schema to it):
+# header values are seen by every proxy, balancer and log on the way.
+CHANNEL_HEADER = "Channel"
+_CHANNEL = (
+    "Where the customer is talking to the shop: app, web or miniprogram. Optional: leave it empty (omit it) when "
+    "unknown; never guess."
+)
+# A plain string property, not anyOf with null: the SDK takes x-mcp-header only on a property typed string, integer
+# or boolean, and drops a tool whose annotation is anywhere else. Unknown is omitted, so null is refused.
+OptionalChannel = Annotated[
+    Channel | None,
+    BeforeValidator(_not_null),
+    WithJsonSchema(
+        {
+            "type": "string",
+            "enum": values(Channel),
+            "description": _CHANNEL,
+            "examples": ["app"],
+            X_MCP_HEADER_KEY: CHANNEL_HEADER,
+        }
+    ),
+    Field(description=_CHANNEL, examples=["app"]),
+]
 
 # The lookups: exactly one of email, phone and customer_id (or customer_id and order_id) is given, which no schema
 # keyword states here (every field's example must make one valid call); domain.lookups refuses the rest.

@@ -11,7 +11,7 @@ from prometheus_client.platform_collector import PlatformCollector
 from prometheus_client.process_collector import ProcessCollector
 from prometheus_client.registry import Collector
 
-from aftersales.domain.calls import OUTCOMES, RETRY_KINDS, UNKNOWN
+from aftersales.domain.calls import CHANNELS, OUTCOMES, RETRY_KINDS, TICKET_CHANGES, UNKNOWN
 
 BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 
@@ -46,6 +46,15 @@ class Metrics:
             buckets=BUCKETS,
             registry=self.registry,
         )
+        self._tickets = Counter(
+            "aftersales_tickets",
+            "Tickets opened and cancelled through the tools, by the channel the call named (unknown: none).",
+            ["change", "channel"],
+            registry=self.registry,
+        )
+        for change in sorted(set(TICKET_CHANGES.values())):
+            for channel in CHANNELS:
+                self._tickets.labels(change, channel)
         self._tools: frozenset[str] = frozenset()
         # Each series' child, looked up once: prometheus_client's labels() checks and locks on every call.
         self._children: dict[tuple[str, ...], Any] = {}
@@ -74,6 +83,10 @@ class Metrics:
         for kind in retry_kinds:
             self._child("retries", tool, kind if kind in RETRY_KINDS else UNKNOWN).inc()
         self._child("duration", tool).observe(seconds)
+
+    def ticket(self, change: str, channel: str) -> None:
+        """Count a ticket opened or cancelled from `channel` (outside the channels: `unknown`)."""
+        self._child("tickets", change, channel if channel in CHANNELS else UNKNOWN).inc()
 
     def _child(self, metric: str, *labels: str) -> Any:
         """The series of `metric` with these label values (the same child labels() returns)."""

@@ -13,7 +13,16 @@ from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel
 
 from aftersales.clock import now
-from aftersales.domain.calls import ARGUMENT_ERRORS, FAILED, UNKNOWN, repeats_failure, tool_label
+from aftersales.domain.calls import (
+    ARGUMENT_ERRORS,
+    FAILED,
+    TICKET_CHANGES,
+    UNKNOWN,
+    WRITES,
+    channel_label,
+    repeats_failure,
+    tool_label,
+)
 from aftersales.mcp.caller import current_caller_id
 from aftersales.mcp.metrics import Metrics
 from aftersales.mcp.requests import tool_call
@@ -51,7 +60,7 @@ class CallRecorder:
             self._observe(params, tool, started_at, started, "protocol_error", "internal", replayed=False)
             raise
         outcome, kind, replayed = classify(result)
-        self._observe(params, tool, started_at, started, outcome, kind, replayed)
+        self._observe(params, tool, started_at, started, outcome, kind, replayed, ticket_change(tool, result))
         return result
 
     def _observe(
@@ -63,10 +72,13 @@ class CallRecorder:
         outcome: str,
         kind: str | None,
         replayed: bool,
+        change: str | None = None,
     ) -> None:
         seconds = time.perf_counter() - started
         try:
             self._record(params, tool, at, seconds, outcome, kind, replayed)
+            if change is not None:
+                self._metrics.ticket(change, channel_label((params.get("arguments") or {}).get("channel")))
         except Exception:
             # Observing a call must never change what the client gets back.
             log.exception("could not record a call of %s", tool)
@@ -116,7 +128,7 @@ class CallRecorder:
 
 def classify(result: HandlerResult) -> tuple[str, str | None, bool]:
     """(outcome, error kind, replayed) of a tools/call result as the client receives it."""
-    data = result if isinstance(result, dict) else (_wire_fields(result) if result is not None else {})
+    data = _fields(result)
     if data.get("resultType") == "input_required" or "inputRequests" in data:
         return "input_required", None, False
     if data.get("isError"):
@@ -125,6 +137,22 @@ def classify(result: HandlerResult) -> tuple[str, str | None, bool]:
     structured = data.get("structuredContent")
     # Structured content may be any JSON value on 2026-07-28; only an object can say it was replayed.
     return "ok", None, isinstance(structured, Mapping) and structured.get("outcome") == "replayed"
+
+
+def ticket_change(tool: str, result: HandlerResult) -> str | None:
+    """What a successful write did to a ticket (domain.calls.TICKET_CHANGES: opened, cancelled), else None."""
+    if tool not in WRITES:
+        return None
+    data = _fields(result)
+    structured = data.get("structuredContent")
+    if data.get("isError") or not isinstance(structured, Mapping):
+        return None
+    return TICKET_CHANGES.get((tool, str(structured.get("outcome"))))
+
+
+def _fields(result: HandlerResult) -> Mapping[str, Any]:
+    """The OUTCOME_FIELDS of a result, from a dict or a result model."""
+    return result if isinstance(result, dict) else (_wire_fields(result) if result is not None else {})
 
 
 def _wire_fields(result: BaseModel) -> dict[str, Any]:

@@ -102,9 +102,11 @@ def cancel_ticket(
 
 def _events(caller: Caller, request: CancelRequest, confirmation: Confirmation, now: datetime) -> list[TimelineEntry]:
     """How the cancellation was confirmed, then who cancelled it for the customer and why, in their words."""
+    # Both are written by this call, so both carry the channel it came from (the ticket keeps where it was raised).
+    channel = request.channel.value if request.channel else None
     confirmed = {
         "person": TimelineEntry(
-            now, EventType.NOTE.value, "customer", "The customer confirmed the cancellation in the client."
+            now, EventType.NOTE.value, "customer", "The customer confirmed the cancellation in the client.", channel
         ),
         "host": TimelineEntry(
             now,
@@ -112,11 +114,12 @@ def _events(caller: Caller, request: CancelRequest, confirmation: Confirmation, 
             "system",
             "Confirmation of the cancellation was left to the host application: its client cannot show "
             "confirmation forms.",
+            channel,
         ),
     }[confirmation]
     words = customer_words(request.reason)
     why = f'Cancelled by {caller.id} for the customer: "{words}"'
-    return [confirmed, TimelineEntry(now, EventType.CANCELLED.value, caller.id, why)]
+    return [confirmed, TimelineEntry(now, EventType.CANCELLED.value, caller.id, why, channel)]
 
 
 def cancelled(ticket: TicketView) -> CancelResult:

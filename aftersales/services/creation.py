@@ -247,6 +247,7 @@ def _insert(
         status=TicketStatus.UNDER_REVIEW if review else TicketStatus.APPROVED,
         created_by=caller.id,
         created_at=now,
+        channel=request.channel,
     )
     received = received_words(decisions.payout) if decisions.payout is not None else None
     events = _first_events(draft, caller, decisions, review)
@@ -298,6 +299,7 @@ def _details(ticket: NewTicket, line: LineContext) -> TicketDetails:
         updated_at=ticket.created_at,
         sku=line.sku,
         name=line.product_name,
+        channel=ticket.channel.value if ticket.channel else None,
     )
 
 

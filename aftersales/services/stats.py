@@ -6,6 +6,7 @@ The figures are worked out by the database (storage.tool_calls); the rules behin
 from dataclasses import asdict, dataclass
 from datetime import datetime
 
+from aftersales.domain.calls import CHANNELS, channel_label
 from aftersales.storage.tool_calls import ToolFigures
 from aftersales.storage.unit_of_work import UnitOfWork
 
@@ -36,6 +37,32 @@ def tool_stats(uow: UnitOfWork, since: datetime) -> list[ToolStats]:
         figures = uow.tool_calls.figures(since)
     # Sorted here, not in SQL, so the order never depends on the database's collation.
     return sorted((_stats(entry) for entry in figures), key=lambda entry: entry.tool)
+
+
+@dataclass(frozen=True)
+class ChannelStats:
+    """Tickets opened and cancelled over a period from one channel (unknown: the call did not say)."""
+
+    channel: str
+    opened: int
+    cancelled: int
+
+    def as_dict(self) -> dict[str, object]:
+        """Plain JSON-ready fields."""
+        return asdict(self)
+
+
+def channel_stats(uow: UnitOfWork, since: datetime) -> list[ChannelStats]:
+    """Tickets opened (by where they were raised) and cancellations (by where they came from) at or after `since`.
+
+    Every channel has a row, in a fixed order, so a report reads the same whatever happened.
+    """
+    with uow:
+        rows = uow.tickets.by_channel(since)
+    counts = {(change, channel): 0 for change in ("opened", "cancelled") for channel in CHANNELS}
+    for change, channel, count in rows:
+        counts[(change, channel_label(channel))] += count
+    return [ChannelStats(channel, counts[("opened", channel)], counts[("cancelled", channel)]) for channel in CHANNELS]
 
 
 def _stats(figures: ToolFigures) -> ToolStats:

@@ -2,7 +2,7 @@
 
 from aftersales.clock import iso
 from aftersales.domain.calls import LIST_TICKETS
-from aftersales.domain.enums import RefundMethod, TicketKind, TicketStatus
+from aftersales.domain.enums import Channel, RefundMethod, TicketKind, TicketStatus
 from aftersales.domain.errors import NotFound
 from aftersales.domain.lookups import TicketScope, ticket_scope
 from aftersales.domain.money import format_money
@@ -37,11 +37,19 @@ def ticket_view(uow: UnitOfWork, ticket_id: str) -> TicketView:
     return view_of(found.details, found.events, found.total)
 
 
+def channel_of(stored: str | None) -> Channel | None:
+    """A stored channel as the views show it (None: the caller did not say)."""
+    return Channel(stored) if stored else None
+
+
 def view_of(ticket: TicketDetails, newest: list[TimelineEntry], total: int) -> TicketView:
     """A ticket's view from its fields, its newest events oldest first, and how many events its timeline holds."""
     return TicketView(
         **dict(ticket_summary(ticket)),
-        timeline=[EventView(at=iso(e.occurred_at), event=e.type, actor=e.actor, note=e.note) for e in newest],
+        timeline=[
+            EventView(at=iso(e.occurred_at), event=e.type, actor=e.actor, note=e.note, channel=channel_of(e.channel))
+            for e in newest
+        ],
         timeline_total=total,
     )
 
@@ -66,6 +74,7 @@ def ticket_summary(ticket: TicketDetails) -> TicketSummary:
         status=status,
         stage=stage_of(kind, status),
         refund=refund,
+        channel=channel_of(ticket.channel),
         created_at=iso(ticket.created_at),
         updated_at=iso(ticket.updated_at),
         next_step=next_step(kind, status, ticket.updated_at, refund.display if refund else None, method),

@@ -4,7 +4,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, WithJsonSchema
 
-from aftersales.domain.enums import ReasonCode, RefundMethod, Stage, TicketKind, TicketStatus
+from aftersales.domain.enums import Channel, ReasonCode, RefundMethod, Stage, TicketKind, TicketStatus
 
 
 class ItemView(BaseModel):
@@ -20,6 +20,9 @@ class ItemView(BaseModel):
 InlineRefundMethod = Annotated[
     RefundMethod, WithJsonSchema({"enum": [m.value for m in RefundMethod], "type": "string"})
 ]
+
+# Inline and titled like the method, for the same reason.
+InlineChannel = Annotated[Channel, WithJsonSchema({"enum": [c.value for c in Channel], "type": "string"})]
 
 
 class RefundView(BaseModel):
@@ -40,6 +43,12 @@ class EventView(BaseModel):
     event: str = Field(description="What happened.", examples=["return_label_sent"])
     actor: str = Field(description="Who did it: customer, agent, system, warehouse, workshop.", examples=["system"])
     note: str = Field(description="Plain-words detail.", examples=["Prepaid return label sent to the customer."])
+    channel: InlineChannel | None = Field(
+        title="Channel",
+        description="Where the call that recorded it came from: app, web or miniprogram; null when it did not say "
+        "or no call recorded it.",
+        examples=["app"],
+    )
 
 
 class TicketSummary(BaseModel):
@@ -52,6 +61,11 @@ class TicketSummary(BaseModel):
     status: TicketStatus = Field(description="Internal status.")
     stage: Stage = Field(description="Customer-facing stage: review, awaiting_return, repair, refund or closed.")
     refund: RefundView | None = Field(description="Refund for refund kinds; null for exchanges and repairs.")
+    channel: InlineChannel | None = Field(
+        title="Channel",
+        description="Where the customer raised it: app, web or miniprogram; null when unknown.",
+        examples=["app"],
+    )
     created_at: str = Field(description="Opened at, ISO 8601 UTC.", examples=["2026-11-26T08:00:00Z"])
     updated_at: str = Field(description="Last change, ISO 8601 UTC.", examples=["2026-11-27T09:30:00Z"])
     next_step: str = Field(

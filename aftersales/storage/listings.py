@@ -62,6 +62,7 @@ TICKET_COLUMNS = (
     Ticket.updated_at,
     OrderLine.sku,
     Product.name,
+    Ticket.channel,
 )
 Q = TypeVar("Q", bound=Select[*tuple[Any, ...]])
 CUSTOMER_COLUMNS: dict[str, InstrumentedAttribute[str]] = {"email": Customer.email, "phone": Customer.phone}
@@ -155,4 +156,5 @@ def _ticket(row: Any) -> TicketDetails:
         updated_at=as_utc(row.updated_at),
         sku=row.sku,
         name=row.name,
+        channel=row.channel,
     )

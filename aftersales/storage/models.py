@@ -155,6 +155,7 @@ class Ticket(Base):
         one_of("status", TicketStatus),
         one_of("reason_code", ReasonCode),
         one_of("refund_method", RefundMethod, nullable=True),
+        one_of("channel", Channel, nullable=True),
         CheckConstraint("quantity >= 1", name="quantity_positive"),
         CheckConstraint("item_amount_minor >= 0", name="item_amount_non_negative"),
         CheckConstraint("restocking_fee_minor >= 0", name="restocking_fee_non_negative"),
@@ -192,6 +193,7 @@ class Ticket(Base):
     shipping_refund_minor: Mapped[int] = mapped_column(Integer)
     refund_total_minor: Mapped[int] = mapped_column(Integer)
     status: Mapped[str] = mapped_column(String(24), index=True)
+    channel: Mapped[str | None] = mapped_column(String(16))  # where it was raised; NULL when the caller did not say
     created_by: Mapped[str] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(UtcDateTime)
     updated_at: Mapped[datetime] = mapped_column(UtcDateTime)
@@ -205,6 +207,7 @@ class TicketEvent(Base):
     __tablename__ = "ticket_events"
     __table_args__ = (
         one_of("type", EventType),
+        one_of("channel", Channel, nullable=True),
         Index("ix_ticket_events_ticket_id_occurred_at", "ticket_id", "occurred_at"),
     )
 
@@ -214,6 +217,7 @@ class TicketEvent(Base):
     type: Mapped[str] = mapped_column(String(32))
     actor: Mapped[str] = mapped_column(String(64))
     note: Mapped[str] = mapped_column(Text, default="")
+    channel: Mapped[str | None] = mapped_column(String(16))  # where the call that made it came from, when said
 
 
 class TicketSequence(Base):

@@ -35,17 +35,18 @@ _NUMBER = "'T-' || s.year || '-' || lpad(s.last_value::text, greatest(4, length(
 _COLUMNS = (
     "id, order_id, line_no, customer_id, quantity, kind, reason_code, description, refund_method, currency, "
     "item_amount_minor, restocking_fee_minor, shipping_refund_minor, refund_total_minor, status, created_by, "
-    "created_at, updated_at"
+    "created_at, updated_at, channel"
 )
-_EVENT = "({p}::timestamptz, {p}, {p}, {p}, {p}::int)"
+_EVENT = "({p}::timestamptz, {p}, {p}, {p}, {p}, {p}::int)"
 _OPEN_SQL = (
     "WITH n AS (INSERT INTO ticket_sequences AS s (year, last_value) VALUES ({p}, 1) ON CONFLICT (year) DO UPDATE "
     f"SET last_value = s.last_value + 1 RETURNING {_NUMBER} AS id), "
     f"t AS (INSERT INTO tickets ({_COLUMNS}) SELECT n.id, {{p}}, {{p}}::int, {{p}}, {{p}}::int, {{p}}, {{p}}, {{p}}, "
-    "{p}, {p}, {p}::int, {p}::int, {p}::int, {p}::int, {p}, {p}, {p}::timestamptz, {p}::timestamptz FROM n), "
+    "{p}, {p}, {p}::int, {p}::int, {p}::int, {p}::int, {p}, {p}, {p}::timestamptz, {p}::timestamptz, {p} FROM n), "
     # Events keep their order in the timeline by id, so they are inserted in it.
-    "e AS (INSERT INTO ticket_events (ticket_id, occurred_at, type, actor, note) SELECT n.id, v.at, v.type, "
-    "v.actor, v.note FROM n, (VALUES {events}) AS v (at, type, actor, note, position) ORDER BY v.position), "
+    "e AS (INSERT INTO ticket_events (ticket_id, occurred_at, type, actor, note, channel) SELECT n.id, v.at, "
+    "v.type, v.actor, v.note, v.channel FROM n, (VALUES {events}) AS v (at, type, actor, note, channel, position) "
+    "ORDER BY v.position), "
     "k AS (UPDATE idempotency_records SET result = replace({p}, {p}, n.id), ticket_id = n.id FROM n "
     "WHERE caller = {p} AND tool = {p} AND key = {p}) "
     "SELECT id FROM n"
@@ -70,12 +71,8 @@ def open_ticket(session: Session, draft: NewTicket, events: list[TimelineEntry],
     year = draft.created_at.year
     number = ticket_number(year, int(session.execute(_DRAW, {"year": year}).scalar_one()))
     session.execute(insert(table_of(Ticket)), ticket_row(draft, number))
-    rows = [
-        {"ticket_id": number, "occurred_at": e.occurred_at, "type": e.type, "actor": e.actor, "note": e.note}
-        for e in events
-    ]
-    if rows:
-        session.execute(insert(table_of(TicketEvent)), rows)
+    if events:
+        session.execute(insert(table_of(TicketEvent)), [event_row(number, e) for e in events])
     completed = {"outcome": key.result.replace(draft.id, number), "ticket": number}
     session.execute(COMPLETE_KEY, {"of_caller": key.caller, "of_tool": key.tool, "of_key": key.key, **completed})
     return number
@@ -87,7 +84,7 @@ def _in_one_statement(session: Session, draft: NewTicket, events: list[TimelineE
     del row["id"]
     values: list[Any] = [draft.created_at.year, *row.values()]
     for position, event in enumerate(events):
-        values += [event.occurred_at, event.type, event.actor, event.note, position]
+        values += [event.occurred_at, event.type, event.actor, event.note, event.channel, position]
     values += [key.result, draft.id, key.caller, key.tool, key.key]
     assert events  # a new ticket's timeline starts with its creation
     sql = _OPEN_SQL.replace("{events}", ", ".join([_EVENT] * len(events)))
@@ -117,4 +114,17 @@ def ticket_row(ticket: NewTicket, number: str) -> dict[str, Any]:
         "created_by": ticket.created_by,
         "created_at": ticket.created_at,
         "updated_at": ticket.created_at,
+        "channel": ticket.channel.value if ticket.channel else None,
+    }
+
+
+def event_row(ticket_id: str, event: TimelineEntry) -> dict[str, Any]:
+    """The ticket_events row of one timeline entry of `ticket_id`."""
+    return {
+        "ticket_id": ticket_id,
+        "occurred_at": event.occurred_at,
+        "type": event.type,
+        "actor": event.actor,
+        "note": event.note,
+        "channel": event.channel,
     }

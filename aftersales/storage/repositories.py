@@ -7,14 +7,14 @@ from typing import Any, NamedTuple
 from sqlalchemy import bindparam, column, func, insert, select, table, update
 from sqlalchemy.orm import Session
 
-from aftersales.domain.enums import TicketKind, TicketStatus
+from aftersales.domain.enums import EventType, TicketKind, TicketStatus
 from aftersales.domain.policy import holds_units
 from aftersales.domain.refunds import paid_minor
 from aftersales.domain.tickets import NewTicket, TimelineEntry
 from aftersales.storage.base import listed, table_of
 from aftersales.storage.driver import driver_rows, json_rows, moment
 from aftersales.storage.models import Ticket, TicketEvent, open_ticket_condition
-from aftersales.storage.opening import KeyResult, open_ticket
+from aftersales.storage.opening import KeyResult, event_row, open_ticket
 
 
 class TicketDetails(NamedTuple):
@@ -32,13 +32,14 @@ class TicketDetails(NamedTuple):
     updated_at: datetime
     sku: str
     name: str
+    channel: str | None  # where it was raised; None when the caller did not say
 
 
 # The read path is the hottest in the service: its statements run on the driver directly (storage.driver).
 # {p} is the driver's parameter marker.
 TICKET_COLUMNS = (
     "t.id, t.order_id, t.quantity, t.kind, t.status, t.refund_method, t.refund_total_minor, t.currency, "
-    "t.created_at, t.updated_at, l.sku, p.name"
+    "t.created_at, t.updated_at, l.sku, p.name, t.channel"
 )
 TICKET_JOINS = (
     "FROM tickets t JOIN order_lines l ON l.order_id = t.order_id AND l.line_no = t.line_no "
@@ -46,13 +47,13 @@ TICKET_JOINS = (
 )
 DETAILS_SQL = f"SELECT {TICKET_COLUMNS} {TICKET_JOINS}"
 TIMELINE_SQL = (
-    "SELECT occurred_at, type, actor, note, count(*) OVER () FROM ticket_events WHERE ticket_id = {p} "
+    "SELECT occurred_at, type, actor, note, channel, count(*) OVER () FROM ticket_events WHERE ticket_id = {p} "
     "ORDER BY occurred_at DESC, id DESC LIMIT {p}"
 )
 # A ticket with its newest events and their count in one statement (one snapshot, one round trip); the events come
 # as a JSON array, ordered in Python on SQLite, whose json_group_array takes no ORDER BY.
 _NEWEST = "FROM ticket_events WHERE ticket_id = t.id ORDER BY occurred_at DESC, id DESC LIMIT {p}) e"
-_EVENT = "e.occurred_at, e.type, e.actor, e.note, e.id"
+_EVENT = "e.occurred_at, e.type, e.actor, e.note, e.channel, e.id"
 VIEW_SQL = {
     "sqlite": f"SELECT {TICKET_COLUMNS}, (SELECT json_group_array(json_array({_EVENT})) FROM (SELECT * {_NEWEST}), "
     f"(SELECT count(*) FROM ticket_events WHERE ticket_id = t.id) {TICKET_JOINS}",
@@ -90,7 +91,7 @@ class TicketRepository:
         if not rows:
             return None
         row = rows[0]
-        return TicketDetails._make((*row[:8], moment(row[8]), moment(row[9]), *row[10:]))
+        return TicketDetails._make((*row[:8], moment(row[8]), moment(row[9]), *row[10:13]))
 
     def view(self, ticket_id: str, limit: int) -> TicketWithTimeline | None:
         """The ticket, its newest `limit` events oldest first and the timeline's length, in one statement."""
@@ -99,18 +100,35 @@ class TicketRepository:
         if not rows:
             return None
         row = rows[0]
-        newest = sorted(json_rows(row[12]), key=lambda event: (moment(event[0]), event[4]))
+        newest = sorted(json_rows(row[13]), key=lambda event: (moment(event[0]), event[5]))
         return TicketWithTimeline(
-            TicketDetails._make((*row[:8], moment(row[8]), moment(row[9]), *row[10:12])),
-            [TimelineEntry(moment(at), kind, actor, note) for at, kind, actor, note, _ in newest],
-            int(row[13]),
+            TicketDetails._make((*row[:8], moment(row[8]), moment(row[9]), *row[10:13])),
+            [TimelineEntry(moment(at), kind, actor, note, channel) for at, kind, actor, note, channel, _ in newest],
+            int(row[14]),
         )
 
     def timeline(self, ticket_id: str, limit: int) -> tuple[list[TimelineEntry], int]:
         """The newest `limit` events oldest first, and how many the timeline holds, in one query."""
         rows = driver_rows(self.session, TIMELINE_SQL, (ticket_id, limit))
-        events = [TimelineEntry(moment(at), kind, actor, note) for at, kind, actor, note, _ in reversed(rows)]
-        return events, (rows[0][4] if rows else 0)
+        events = [TimelineEntry(moment(at), *rest) for at, *rest, _ in reversed(rows)]
+        return events, (rows[0][5] if rows else 0)
+
+    def by_channel(self, since: datetime) -> list[tuple[str, str | None, int]]:
+        """(opened | cancelled, channel or None, how many): tickets opened and cancellations at or after `since`."""
+        events = table_of(TicketEvent)
+        opened = (
+            select(_tickets.c.channel, func.count()).where(_tickets.c.created_at >= since).group_by(_tickets.c.channel)
+        )
+        cancelled = (
+            select(events.c.channel, func.count())
+            .where(events.c.type == EventType.CANCELLED.value, events.c.occurred_at >= since)
+            .group_by(events.c.channel)
+        )
+        return [
+            (change, channel, count)
+            for change, query in (("opened", opened), ("cancelled", cancelled))
+            for channel, count in self.session.execute(query)
+        ]
 
     def opened_since(self, customer_id: str, since: datetime) -> int:
         """How many tickets a customer opened since `since`."""
@@ -136,12 +154,8 @@ class TicketRepository:
 
     def record(self, ticket_id: str, events: list[TimelineEntry]) -> None:
         """Add events to a ticket's timeline, in their order (one executemany)."""
-        rows = [
-            {"ticket_id": ticket_id, "occurred_at": e.occurred_at, "type": e.type, "actor": e.actor, "note": e.note}
-            for e in events
-        ]
-        if rows:
-            self.session.execute(insert(table_of(TicketEvent)), rows)
+        if events:
+            self.session.execute(insert(table_of(TicketEvent)), [event_row(ticket_id, e) for e in events])
 
 
 class LineFactsRow(NamedTuple):

@@ -26,6 +26,7 @@ async def test_the_tool_is_listed_with_a_described_input_and_an_output_schema(se
         "status",
         "stage",
         "refund",
+        "channel",
         "created_at",
         "updated_at",
         "next_step",

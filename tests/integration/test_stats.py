@@ -144,7 +144,12 @@ def test_stats_table_says_so_when_no_calls_were_recorded(app, monkeypatch, capsy
     assert main(["stats", "--since", "1h", "--json"]) == 0
     table, document = capsys.readouterr().out.split("{", 1)
     assert "tool  calls  parameter_hit_rate" in table and "(no calls recorded)" in table
-    assert json.loads("{" + document)["tools"] == []
+    assert "tickets by channel since" in table and ["channel", "opened", "cancelled"] in map(
+        str.split, table.splitlines()
+    )
+    report = json.loads("{" + document)
+    assert report["tools"] == []
+    assert [row["channel"] for row in report["tickets_by_channel"]] == ["app", "web", "miniprogram", "unknown"]
 
 
 def test_stats_table_lists_each_tool_of_the_period(app, monkeypatch, capsys, tmp_path):
@@ -156,3 +161,29 @@ def test_stats_table_lists_each_tool_of_the_period(app, monkeypatch, capsys, tmp
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "tool calls since 2026-11-30T07:30:00Z"
     assert lines[2].split() == [QUERY, "2", "1.0", "0.0", "0.0", "3.25", "12.5"]
+
+
+def test_tickets_are_counted_by_the_channel_they_were_raised_in_and_cancellations_by_theirs(app, stories):
+    from aftersales.clock import now
+    from aftersales.domain.enums import Channel, ReasonCode
+    from aftersales.services.stats import channel_stats
+    from tests.support.cancellation import cancel, cancel_request
+    from tests.support.creation import create, ticket_request
+
+    since = now() - timedelta(hours=1)
+
+    def counts() -> dict[str, tuple[int, int]]:
+        return {row.channel: (row.opened, row.cancelled) for row in channel_stats(app.uow(), since)}
+
+    before = counts()
+    order_id = stories["cheap_tshirts_in_window"]["order_id"]
+    opened = create(app, ticket_request(order_id, reason=ReasonCode.WRONG_ITEM, channel=Channel.WEB))
+    assert opened.ticket is not None
+    cancel(app, cancel_request(opened.ticket.ticket_id, channel=Channel.APP))
+    create(app, ticket_request(order_id, reason=ReasonCode.WRONG_ITEM))  # the line is free again; no channel said
+    after = counts()
+    assert list(after) == ["app", "web", "miniprogram", "unknown"]
+    change = {
+        channel: (after[channel][0] - before[channel][0], after[channel][1] - before[channel][1]) for channel in after
+    }
+    assert change == {"app": (0, 1), "web": (1, 0), "miniprogram": (0, 0), "unknown": (1, 0)}

@@ -6,7 +6,6 @@ health check, a lower channel limit).
 """
 
 import os
-import shutil
 import subprocess
 import time
 from collections.abc import Iterator
@@ -23,18 +22,12 @@ from tests.support.serve import STOP_TIMEOUT, ServeProcess, new_key
 CONFIG = ROOT / "deploy" / "haproxy" / "haproxy.cfg"
 SERVED_BY = "x-served-by"  # the response header naming the server line that answered
 START_TIMEOUT = 10  # seconds
-SBIN = Path("/usr/sbin/haproxy")  # Debian's place, outside PATH for users other than root
-
-
-def find() -> str | None:
-    """The haproxy binary, if installed."""
-    return shutil.which("haproxy") or (str(SBIN) if SBIN.exists() else None)
 
 
 def binary() -> str:
     """The haproxy binary, installed with apt-get first when missing."""
-    apt.ensure("haproxy", lambda: find() is not None)
-    found = find()
+    apt.ensure("haproxy", apt.NEEDED["haproxy"])
+    found = apt.haproxy_binary()
     assert found is not None  # ensure() raised if it is still missing
     return found
 

@@ -52,12 +52,19 @@ async def connect_http(
     url: str,
     token: str | None,
     mode: str = "auto",
+    sent: list[Any] | None = None,
     on_response: Callable[[httpx2.Response], Awaitable[None]] | None = None,
     **options: Any,
 ) -> AsyncIterator[Client]:
-    """A Streamable HTTP client sending `token` as its bearer token; `on_response` sees each HTTP response."""
+    """A Streamable HTTP client sending `token` as its bearer token (keeping each request it sends in `sent`, and
+    showing each HTTP response to `on_response`)."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}
-    hooks = {"response": [on_response]} if on_response else {}
+
+    async def keep(request: Any) -> None:
+        if sent is not None:
+            sent.append(request)
+
+    hooks: dict[str, list[Any]] = {"request": [keep], "response": [on_response] if on_response else []}
     async with (
         httpx2.AsyncClient(headers=headers, timeout=30, event_hooks=hooks) as http,
         Client(streamable_http_client(f"{url}/mcp", http_client=http), mode=mode, **options) as client,

@@ -36,8 +36,8 @@ class FakeListings:
         details = []
         for t in newest_first(tickets, "created_at", after, limit):
             sku = lines[(t["order_id"], t["line_no"])]
-            fields = [t[k] for k in TicketDetails._fields if k not in ("sku", "name")]
-            details.append(TicketDetails(*fields, sku=sku, name=names[sku]))
+            fields = {k: t.get(k) for k in TicketDetails._fields if k not in ("sku", "name")}
+            details.append(TicketDetails(**fields, sku=sku, name=names[sku]))
         return details
 
 

@@ -92,8 +92,8 @@ class FakeTickets:
             return None
         line = _one(self.rows["order_lines"], order_id=ticket["order_id"], line_no=ticket["line_no"])
         product = _one(self.rows["products"], sku=line["sku"])
-        fields = [k for k in TicketDetails._fields if k not in ("sku", "name")]
-        return TicketDetails(*(ticket[k] for k in fields), sku=product["sku"], name=product["name"])
+        fields = {k: ticket.get(k) for k in TicketDetails._fields if k not in ("sku", "name")}
+        return TicketDetails(**fields, sku=product["sku"], name=product["name"])
 
     def view(self, ticket_id: str, limit: int) -> TicketWithTimeline | None:
         details = self.details(ticket_id)
@@ -102,7 +102,8 @@ class FakeTickets:
     def timeline(self, ticket_id: str, limit: int) -> tuple[list[TimelineEntry], int]:
         events = sorted((e for e in self.rows["ticket_events"] if e["ticket_id"] == ticket_id), key=_event_order)
         kept = events[-limit:]
-        return [TimelineEntry(e["occurred_at"], e["type"], e["actor"], e["note"]) for e in kept], len(events)
+        entries = [TimelineEntry(e["occurred_at"], e["type"], e["actor"], e["note"], e.get("channel")) for e in kept]
+        return entries, len(events)
 
     def opened_since(self, customer_id: str, since: datetime) -> int:
         return sum(t["customer_id"] == customer_id and t["created_at"] >= since for t in self.rows["tickets"])

@@ -108,3 +108,14 @@ def test_the_server_binds_exactly_the_tools_it_registers(bare_app):
     assert registered == set(NAMES)
     counted = {dict(key)["tool"] for key in samples(bare_app.metrics, "aftersales_tool_argument_failures_total")}
     assert counted == {*NAMES, UNKNOWN}
+
+
+def test_tickets_are_counted_by_channel_from_a_bounded_set_whatever_the_caller_sent():
+    metrics = bound()
+    assert set(samples(metrics, "aftersales_tickets_total").values()) == {0.0}
+    metrics.ticket("opened", "web")
+    metrics.ticket("opened", 'web"} 1\nforged_total 1\n#')
+    tickets = samples(metrics, "aftersales_tickets_total")
+    assert tickets[(("change", "opened"), ("channel", "web"))] == 1
+    assert tickets[(("change", "opened"), ("channel", UNKNOWN))] == 1
+    assert len(tickets) == 2 * 4 and "forged" not in metrics.render()[0].decode()

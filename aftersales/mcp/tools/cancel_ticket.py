@@ -11,10 +11,11 @@ from aftersales.clock import now
 from aftersales.domain.callers import WRITE
 from aftersales.domain.calls import CANCEL_TICKET
 from aftersales.domain.cancellation import CancelRequest, cancellable_stages, confirmation_message
+from aftersales.domain.enums import Channel
 from aftersales.domain.errors import AfterSalesError
 from aftersales.mcp.caller import authorize
 from aftersales.mcp.errors import crash_to_protocol_error, tool_errors
-from aftersales.mcp.fields import CancelKey, CancelReason, TicketId
+from aftersales.mcp.fields import CancelKey, CancelReason, OptionalChannel, TicketId
 from aftersales.mcp.forms import CancelConfirmForm, can_elicit, question
 from aftersales.mcp.tools.hints import hints
 from aftersales.services import cancellation
@@ -67,9 +68,9 @@ def register(server: MCPServer, app: App) -> None:
     ttl = app.settings.idempotency_ttl
 
     # Resolvers that only compute are coroutines, so they cost no hop to a worker thread (see create_ticket).
-    async def request_of(ticket_id: str, reason: str, idempotency_key: str) -> CancelRequest:
+    async def request_of(ticket_id: str, reason: str, idempotency_key: str, channel: Channel | None) -> CancelRequest:
         """The call's arguments as one request (a resolver, so the preflight and the body share it)."""
-        return CancelRequest(ticket_id=ticket_id, reason=reason, idempotency_key=idempotency_key)
+        return CancelRequest(ticket_id=ticket_id, reason=reason, idempotency_key=idempotency_key, channel=channel)
 
     @crash_to_protocol_error
     def assessment(request: Annotated[CancelRequest, Resolve(request_of)]) -> Checked:
@@ -105,6 +106,7 @@ def register(server: MCPServer, app: App) -> None:
         request: Annotated[CancelRequest, Resolve(request_of)],
         checked: Annotated[Checked, Resolve(assessment)],
         answer: Annotated[ElicitationResult[CancelConfirmForm], Resolve(ask_confirmation)],
+        channel: OptionalChannel = None,
     ) -> CancelResult:
         # The plain arguments define the input schema; `request` carries the same values as one object.
         if isinstance(checked, AfterSalesError):

@@ -12,7 +12,7 @@ from aftersales.clock import now
 from aftersales.domain.callers import WRITE
 from aftersales.domain.calls import CREATE_TICKET
 from aftersales.domain.creation import TicketRequest, confirmation_message, missing_refund_method
-from aftersales.domain.enums import ReasonCode, RefundMethod, TicketKind
+from aftersales.domain.enums import Channel, ReasonCode, RefundMethod, TicketKind
 from aftersales.domain.errors import AfterSalesError
 from aftersales.domain.money import format_money
 from aftersales.mcp.caller import authorize
@@ -22,6 +22,7 @@ from aftersales.mcp.fields import (
     IdempotencyKey,
     Kind,
     LineNo,
+    OptionalChannel,
     OptionalQuoteId,
     OptionalRefundMethod,
     OrderId,
@@ -110,6 +111,7 @@ def register(server: MCPServer, app: App) -> None:
         quantity: int,
         refund_method: RefundMethod | None,
         quote_id: str | None,
+        channel: Channel | None,
     ) -> TicketRequest:
         """The call's arguments as one request (a resolver, so the preflight and the body share it)."""
         return TicketRequest(
@@ -122,6 +124,7 @@ def register(server: MCPServer, app: App) -> None:
             refund_method=refund_method,
             quote_id=quote_id,
             idempotency_key=idempotency_key,
+            channel=channel,
         )
 
     @crash_to_protocol_error
@@ -204,6 +207,7 @@ def register(server: MCPServer, app: App) -> None:
         quantity: Quantity = 1,
         refund_method: OptionalRefundMethod = None,
         quote_id: OptionalQuoteId = None,
+        channel: OptionalChannel = None,
     ) -> CreateResult:
         # The plain arguments define the input schema; `request` carries the same values as one object.
         if early is None and not creation.may_ask(request, policy):
