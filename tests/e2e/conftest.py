@@ -10,7 +10,7 @@ from aftersales.app import App
 from aftersales.domain.callers import ALL_SCOPES
 from aftersales.mcp.server import build_server
 from aftersales.web.app import create_web_app
-from tests.support.balancer import BalancedFleet, balanced_fleet
+from tests.support.balancer import BALANCER_SETTINGS, BalancedFleet, balanced_fleet
 from tests.support.clients import bearer_token
 from tests.support.episodes import Served, serving_worlds
 from tests.support.oauth_server import AuthorizationServer
@@ -71,11 +71,6 @@ def authorization_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[A
     server.start()
     yield server
     server.stop()
-
-
-# The balancer's settings in the tests: health checks ten times as often as the shipped default (a replica killed
-# or back is noticed in well under a second), and a channel limit a test reaches in a few calls.
-BALANCER_SETTINGS = {"HEALTH_INTERVAL": "100ms", "CHANNEL_CALLS_PER_10S": "4"}
 
 
 @pytest.fixture(scope="session")

@@ -18,7 +18,7 @@ from mcp_types import CONNECTION_CLOSED
 from sqlalchemy import select
 
 from aftersales.storage.models import IdempotencyRecord, Ticket
-from tests.support.balancer import SERVED_BY, BalancedFleet, Balancer
+from tests.support.balancer import BALANCER_SETTINGS, SERVED_BY, BalancedFleet, Balancer
 from tests.support.cancellation import cancel_arguments
 from tests.support.clients import connect_http
 from tests.support.creation import create_arguments
@@ -223,3 +223,24 @@ async def test_the_balancer_s_own_error_when_no_replica_answers_tells_the_client
         balancer.stop()
     assert retryable(refused.value) and "call again in 5 seconds" in refused.value.error.message
     assert [(answer.status_code, answer.headers["retry-after"]) for answer in answers] == [(503, "5")]
+
+
+async def test_the_balancer_counts_tool_calls_per_channel_from_the_mirrored_header_and_refuses_one_over_the_limit(
+    balanced: BalancedFleet,
+):
+    limit = int(BALANCER_SETTINGS["CHANNEL_CALLS_PER_10S"])
+    unknown = cancel_arguments("T-2026-999999")  # the server answers each with a tool error: nothing is written
+    sent: list[httpx2.Request] = []
+    async with connect_http(balanced.url, balanced.token(), mode="2026-07-28", sent=sent) as client:
+        answered = [await client.call_tool(CANCEL, unknown | {"channel": "web"}) for _ in range(limit)]
+        with pytest.raises(MCPError) as refused:
+            await client.call_tool(CANCEL, unknown | {"channel": "web"})
+        other = await client.call_tool(CANCEL, unknown | {"channel": "app"})  # another channel has its own count
+        none = await client.call_tool(CANCEL, unknown)  # a call without a channel is not counted
+    assert all(answer.is_error and "T-2026-999999" in answer.content[0].text for answer in [*answered, other, none])
+    message = refused.value.error.message
+    assert "Too many tool calls from this channel" in message and "Wait 10 seconds" in message
+    calls = [request for request in sent if request.headers.get("mcp-method") == "tools/call"]
+    mirrored = [request.headers.get("mcp-param-channel") for request in calls]
+    # (The SDK's first call goes out before it has the tool's schema, so without the header.)
+    assert [channel for channel in mirrored if channel] == ["web"] * (limit + 1) + ["app"] and mirrored[-1] is None

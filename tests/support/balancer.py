@@ -22,6 +22,9 @@ from tests.support.serve import STOP_TIMEOUT, ServeProcess, new_key
 CONFIG = ROOT / "deploy" / "haproxy" / "haproxy.cfg"
 SERVED_BY = "x-served-by"  # the response header naming the server line that answered
 START_TIMEOUT = 10  # seconds
+# The balancer's settings in the tests: health checks ten times as often as the shipped default (a replica killed
+# or back is noticed in well under a second), and a channel limit a test reaches in a few calls.
+BALANCER_SETTINGS = {"HEALTH_INTERVAL": "100ms", "CHANNEL_CALLS_PER_10S": "4"}
 
 
 def binary() -> str:

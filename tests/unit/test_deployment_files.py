@@ -316,3 +316,10 @@ def test_the_balancer_waits_longer_than_a_question_or_an_idle_session_lives():
         assert re.fullmatch(r"\d+m", timeouts[side]) and timedelta(minutes=int(timeouts[side][:-1])) > longest, side
     expire = next(words for words in haproxy_lines("stick-table") if "100k" in words)
     assert timedelta(minutes=int(expire[expire.index("expire") + 1][:-1])) > settings.session_idle_timeout
+
+
+def test_the_readme_shows_the_shipped_balancer_rules_as_they_are():
+    block = README.split("```haproxy\n", 1)[1].split("```", 1)[0]
+    shipped = {line.strip() for line in HAPROXY.splitlines()}
+    shown = [line.split("#", 1)[0].strip() for line in block.splitlines()]
+    assert shown and all(line in shipped for line in shown if line), [line for line in shown if line not in shipped]
