@@ -4,14 +4,17 @@ from collections.abc import Iterator
 from datetime import timedelta
 
 import pytest
+from sqlalchemy.engine import make_url
 
 from aftersales.app import App
 from aftersales.domain.callers import ALL_SCOPES
 from aftersales.mcp.server import build_server
 from aftersales.web.app import create_web_app
+from tests.support.balancer import BALANCER_SETTINGS, BalancedFleet, balanced_fleet
 from tests.support.clients import bearer_token
 from tests.support.episodes import Served, serving_worlds
 from tests.support.oauth_server import AuthorizationServer
+from tests.support.postgres import scratch_database
 from tests.support.web import serving
 
 MODES = ["auto", "legacy"]  # 2026-07-28 (stateless) and 2025-11-25 (initialize handshake)
@@ -68,3 +71,16 @@ def authorization_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[A
     server.start()
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="session")
+def balanced(
+    postgres_template: str, postgres_admin_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[BalancedFleet]:
+    """Three `aftersales serve` replicas on one PostgreSQL database behind HAProxy with the shipped configuration,
+    started the first time a test asks for them on this worker."""
+    with (
+        scratch_database(postgres_admin_url, make_url(postgres_template).database) as url,
+        balanced_fleet(url, tmp_path_factory.mktemp("balanced"), **BALANCER_SETTINGS) as fleet,
+    ):
+        yield fleet

@@ -6,12 +6,11 @@ from dataclasses import dataclass
 
 import pytest
 from mcp_types import InputRequiredResult
-from sqlalchemy import text
 from sqlalchemy.engine import make_url
 
 from tests.support.clients import connect_http
 from tests.support.creation import create_arguments
-from tests.support.database import count_rows, engine_at
+from tests.support.database import count_rows, engine_at, untouched_orders
 from tests.support.elicitation import Person, second_round
 from tests.support.postgres import scratch_database
 from tests.support.serve import ServeProcess, new_key
@@ -126,28 +125,12 @@ async def test_idempotent_retries_alternating_between_replicas_give_one_ticket(f
 
 
 async def test_restarting_a_replica_between_rounds_loses_nothing(fleet):
-    arguments, before = create_arguments(_untouched_in_window_order(fleet)), fleet.tickets()
+    arguments, before = create_arguments(untouched_orders(fleet.database_url, 1)[0]), fleet.tickets()
     first = await first_round(fleet.a.url, fleet.token, arguments)
     fleet.a.stop()  # SIGTERM, as an orchestrator restarting it would send
     fleet.a.start()
     done = await finish(fleet.a.url, fleet.token, arguments, first)
     assert done["outcome"] == "created" and fleet.tickets() == before + 1
-
-
-def _untouched_in_window_order(fleet: Fleet) -> str:
-    """A single-line order delivered in the last few days, returnable, with no ticket yet."""
-    query = text(
-        "SELECT o.id FROM orders o JOIN order_lines l ON l.order_id = o.id JOIN products p ON p.sku = l.sku "
-        "WHERE o.status = 'delivered' AND o.delivered_at > now() - interval '5 days' AND p.returnable "
-        "AND o.payment_method <> 'gift_card' AND NOT EXISTS (SELECT 1 FROM tickets t WHERE t.order_id = o.id) "
-        # Counted apart from the join: filtered by p.returnable first, an order whose other line is not returnable
-        # would pass as a single-line one (which order that is depends on the hour the data was anchored).
-        "AND (SELECT count(*) FROM order_lines n WHERE n.order_id = o.id) = 1 ORDER BY o.id LIMIT 1"
-    )
-    with engine_at(fleet.database_url) as engine, engine.connect() as connection:
-        order_id = connection.scalar(query)
-    assert order_id is not None
-    return order_id
 
 
 async def test_a_caller_gets_its_read_limit_across_both_replicas_not_twice_it(fleet, stories):

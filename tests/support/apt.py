@@ -1,4 +1,4 @@
-"""Debian packages the tests need (PostgreSQL, Chromium, npm), installed with apt-get only when missing.
+"""Debian packages the tests need (PostgreSQL, Chromium, npm, HAProxy), installed with apt-get only when missing.
 
 Parallel test workers share one lock: dpkg refuses a second apt-get while one runs, so installs take turns, and each
 checks again under the lock whether another worker installed the package meanwhile.
@@ -16,6 +16,12 @@ from pathlib import Path
 # once must still take turns. Only root installs, and /run/lock is root's.
 LOCK = Path("/run/lock") / "aftersales-apt-install.lock"
 CHROMIUM = Path("/usr/bin/chromium")
+HAPROXY = Path("/usr/sbin/haproxy")  # Debian's place, outside PATH for users other than root
+
+
+def haproxy_binary() -> str | None:
+    """The haproxy binary, if installed."""
+    return shutil.which("haproxy") or (str(HAPROXY) if HAPROXY.exists() else None)
 
 
 def postgres_bin_dir() -> Path | None:
@@ -32,6 +38,7 @@ NEEDED: dict[str, Callable[[], bool]] = {
     "postgresql": lambda: postgres_bin_dir() is not None,
     "chromium": CHROMIUM.exists,
     "npm": lambda: shutil.which("npm") is not None,
+    "haproxy": lambda: haproxy_binary() is not None,
 }
 
 

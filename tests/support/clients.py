@@ -1,6 +1,6 @@
 """Connecting the real MCP client as a given caller: in memory, or over HTTP with a bearer token."""
 
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import asynccontextmanager
 from datetime import timedelta
 from typing import Any
@@ -49,17 +49,24 @@ async def connect(
 
 @asynccontextmanager
 async def connect_http(
-    url: str, token: str | None, mode: str = "auto", sent: list[Any] | None = None, **options: Any
+    url: str,
+    token: str | None,
+    mode: str = "auto",
+    sent: list[Any] | None = None,
+    on_response: Callable[[httpx2.Response], Awaitable[None]] | None = None,
+    **options: Any,
 ) -> AsyncIterator[Client]:
-    """A Streamable HTTP client sending `token` as its bearer token (and keeping each request it sends in `sent`)."""
+    """A Streamable HTTP client sending `token` as its bearer token (keeping each request it sends in `sent`, and
+    showing each HTTP response to `on_response`)."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}
 
     async def keep(request: Any) -> None:
         if sent is not None:
             sent.append(request)
 
+    hooks: dict[str, list[Any]] = {"request": [keep], "response": [on_response] if on_response else []}
     async with (
-        httpx2.AsyncClient(headers=headers, timeout=30, event_hooks={"request": [keep]}) as http,
+        httpx2.AsyncClient(headers=headers, timeout=30, event_hooks=hooks) as http,
         Client(streamable_http_client(f"{url}/mcp", http_client=http), mode=mode, **options) as client,
     ):
         yield client

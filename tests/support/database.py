@@ -6,7 +6,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Engine, func, inspect, select
+from sqlalchemy import Engine, func, inspect, select, text
 
 from aftersales.app import App
 from aftersales.storage.database import make_engine
@@ -93,3 +93,22 @@ class RolledBack(UnitOfWork):
     def commit(self) -> None:
         """Send the work to the database (constraints apply), and let the end of the unit roll it back."""
         self.session.flush()
+
+
+# Single-line orders delivered in the last few days, returnable, with no ticket yet: each takes a return of line 1.
+UNTOUCHED_ORDERS = text(
+    "SELECT o.id FROM orders o JOIN order_lines l ON l.order_id = o.id JOIN products p ON p.sku = l.sku "
+    "WHERE o.status = 'delivered' AND o.delivered_at > now() - interval '5 days' AND p.returnable "
+    "AND o.payment_method <> 'gift_card' AND NOT EXISTS (SELECT 1 FROM tickets t WHERE t.order_id = o.id) "
+    # Counted apart from the join: filtered by p.returnable first, an order whose other line is not returnable
+    # would pass as a single-line one (which order that is depends on the hour the data was anchored).
+    "AND (SELECT count(*) FROM order_lines n WHERE n.order_id = o.id) = 1 ORDER BY o.id LIMIT :count"
+)
+
+
+def untouched_orders(url: str, count: int) -> list[str]:
+    """`count` orders of the PostgreSQL database at `url` whose line 1 is open to a return (fails if fewer)."""
+    with engine_at(url) as engine, engine.connect() as connection:
+        found = list(connection.scalars(UNTOUCHED_ORDERS, {"count": count}))
+    assert len(found) == count, f"only {len(found)} untouched orders"
+    return found

@@ -51,6 +51,11 @@ class ServeProcess:
 
     def start(self) -> None:
         """Start `aftersales serve` and wait until /readyz answers 200 (the database is reachable and migrated)."""
+        self.launch()
+        self.wait_ready()
+
+    def launch(self) -> None:
+        """Start `aftersales serve` without waiting for it (start several, then `wait_ready` on each)."""
         env = {
             **os.environ,
             "AFTERSALES_ENV": "production",
@@ -65,6 +70,10 @@ class ServeProcess:
             self.process = subprocess.Popen(
                 [*SERVE, "--port", str(self.port), *self.options], env=env, stdout=subprocess.DEVNULL, stderr=log
             )
+
+    def wait_ready(self) -> None:
+        """Wait until the launched process answers /readyz with 200; raise if it exits or takes too long."""
+        assert self.process is not None
         deadline = time.monotonic() + START_TIMEOUT
         while time.monotonic() < deadline:
             if self.process.poll() is not None:

@@ -5,6 +5,7 @@ import re
 import shutil
 import subprocess
 import tomllib
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -26,7 +27,12 @@ PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 
 
 def test_compose_runs_postgres_a_one_shot_migration_and_the_server():
-    assert set(SERVICES) == {"postgres", "migrate", "server"}
+    assert set(SERVICES) == {"postgres", "migrate", "server", "replicas", "balancer"}
+    assert {name for name, service in SERVICES.items() if "profiles" not in service} == {
+        "postgres",
+        "migrate",
+        "server",
+    }
     assert re.fullmatch(r"postgres:\d+(\.\d+)?(-\w+)?", SERVICES["postgres"]["image"])
     assert "pgdata" in COMPOSE["volumes"] and any(v.startswith("pgdata:") for v in SERVICES["postgres"]["volumes"])
     assert SERVICES["migrate"]["restart"] == "no"
@@ -272,3 +278,48 @@ def test_the_layout_names_every_route_the_web_app_serves(tmp_path):
     paths = {getattr(route, "path", "") for route in create_web_app(app).routes} - {""}
     web_line = next(line for line in README.split("## Layout", 1)[1].splitlines() if line.strip().startswith("web/"))
     assert paths and all(path in web_line for path in paths), paths
+
+
+HAPROXY = (ROOT / "deploy" / "haproxy" / "haproxy.cfg").read_text()
+
+
+def haproxy_lines(keyword: str) -> list[list[str]]:
+    """The words of each line of the shipped HAProxy configuration that starts with `keyword`."""
+    return [line.split() for line in HAPROXY.splitlines() if line.split()[:1] == [keyword]]
+
+
+def test_the_scale_profile_puts_the_official_haproxy_image_with_the_shipped_file_in_front_of_the_replicas():
+    replicas, balancer = SERVICES["replicas"], SERVICES["balancer"]
+    assert replicas["profiles"] == balancer["profiles"] == ["scale"]
+    assert replicas["environment"] == SERVICES["server"]["environment"] and "ports" not in replicas
+    assert replicas["healthcheck"] == SERVICES["server"]["healthcheck"]
+    assert replicas["depends_on"] == SERVICES["server"]["depends_on"]
+    assert balancer["image"] == "haproxy:2.6"  # the branch of Debian's package, which the tests run
+    assert "./deploy/haproxy/haproxy.cfg:/usr/local/etc/haproxy/haproxy.cfg:ro" in balancer["volumes"]
+    assert balancer["depends_on"] == {"replicas": {"condition": "service_healthy"}}
+    # One address per server line, each a container of the replicas service.
+    servers = [words[2] for words in haproxy_lines("server")]
+    count = replicas["deploy"]["replicas"]
+    assert servers == [f'"${{REPLICA{number}}}"' for number in range(1, count + 1)]
+    assert balancer["environment"] == {
+        f"REPLICA{number}": f"{COMPOSE['name']}-replicas-{number}:8000" for number in range(1, count + 1)
+    }
+    port = next(words[2] for words in haproxy_lines("presetenv") if words[1] == "BALANCER_PORT")
+    assert balancer["ports"] == [f"${{BALANCER_PUBLISHED_PORT}}:{port}"]
+
+
+def test_the_balancer_waits_longer_than_a_question_or_an_idle_session_lives():
+    settings = Settings.model_construct()
+    longest = max(settings.state_ttl, settings.session_idle_timeout)
+    timeouts = {words[1]: words[2] for words in haproxy_lines("timeout")}
+    for side in ("client", "server"):
+        assert re.fullmatch(r"\d+m", timeouts[side]) and timedelta(minutes=int(timeouts[side][:-1])) > longest, side
+    expire = next(words for words in haproxy_lines("stick-table") if "100k" in words)
+    assert timedelta(minutes=int(expire[expire.index("expire") + 1][:-1])) > settings.session_idle_timeout
+
+
+def test_the_readme_shows_the_shipped_balancer_rules_as_they_are():
+    block = README.split("```haproxy\n", 1)[1].split("```", 1)[0]
+    shipped = {line.strip() for line in HAPROXY.splitlines()}
+    shown = [line.split("#", 1)[0].strip() for line in block.splitlines()]
+    assert shown and all(line in shipped for line in shown if line), [line for line in shown if line not in shipped]
