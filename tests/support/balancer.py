@@ -17,6 +17,7 @@ import httpx
 
 from tests.support import ROOT, apt
 from tests.support.ports import free_port
+from tests.support.processes import LoopbackProcess
 from tests.support.serve import STOP_TIMEOUT, ServeProcess, new_key
 
 CONFIG = ROOT / "deploy" / "haproxy" / "haproxy.cfg"
@@ -41,22 +42,16 @@ def server_names(count: int) -> list[str]:
 
 
 @dataclass
-class Balancer:
+class Balancer(LoopbackProcess):
     """HAProxy on a free port, its server lines pointed at `addresses` (host:port each), its log in `folder`."""
+
+    LOG = "haproxy.log"
 
     addresses: list[str]
     folder: Path
     settings: dict[str, str] = field(default_factory=dict)  # more variables the configuration reads
     port: int = field(default_factory=free_port)
     process: subprocess.Popen[bytes] | None = None
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    @property
-    def log(self) -> Path:
-        return self.folder / "haproxy.log"
 
     def start(self) -> None:
         """Start HAProxy and wait until it accepts connections."""

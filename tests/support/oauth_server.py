@@ -25,6 +25,7 @@ import httpx
 
 from tests.support import node
 from tests.support.ports import free_port
+from tests.support.processes import LoopbackProcess
 
 SCRIPT = "oauth/provider.mjs"  # relative to tests/e2e/ts
 SCOPES = ("tickets:read", "tickets:write", "worlds:admin")
@@ -42,8 +43,10 @@ class MachineClient:
 
 
 @dataclass
-class AuthorizationServer:
+class AuthorizationServer(LoopbackProcess):
     """oidc-provider as a child process on a fixed loopback port; files (keys, log) in `folder`."""
+
+    LOG = "provider.log"
 
     folder: Path
     port: int = field(default_factory=free_port)
@@ -56,11 +59,7 @@ class AuthorizationServer:
 
     @property
     def issuer(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    @property
-    def log(self) -> Path:
-        return self.folder / "provider.log"
+        return self.url
 
     def start(self) -> None:
         """Start the server and wait until its metadata answers."""

@@ -13,6 +13,7 @@ import httpx
 
 from tests.support.clients import bearer_token
 from tests.support.ports import free_port
+from tests.support.processes import LoopbackProcess
 
 SERVE = [sys.executable, "-m", "aftersales", "serve"]
 START_TIMEOUT = 60  # seconds
@@ -25,12 +26,14 @@ def new_key() -> str:
 
 
 @dataclass
-class ServeProcess:
+class ServeProcess(LoopbackProcess):
     """One production server process on `database_url`, data in `folder`, stderr in `log`.
 
     Processes given the same `keys` and `state_keys` are replicas: each accepts the tokens and the requestState
     the others issued.
     """
+
+    LOG = "server.log"
 
     database_url: str
     folder: Path
@@ -40,14 +43,6 @@ class ServeProcess:
     settings: dict[str, str] = field(default_factory=dict)  # more AFTERSALES_* variables for this process
     options: list[str] = field(default_factory=list)  # more `serve` options, such as ["--workers", "2"]
     process: subprocess.Popen[bytes] | None = None
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    @property
-    def log(self) -> Path:
-        return self.folder / "server.log"
 
     def start(self) -> None:
         """Start `aftersales serve` and wait until /readyz answers 200 (the database is reachable and migrated)."""
