@@ -16,6 +16,7 @@ from pathlib import Path
 import httpx
 
 from tests.support import ROOT, apt
+from tests.support.apps import UNLIMITED
 from tests.support.ports import free_port
 from tests.support.processes import LoopbackProcess
 from tests.support.serve import STOP_TIMEOUT, ServeProcess, new_key
@@ -105,8 +106,11 @@ class BalancedFleet:
 def balanced_fleet(database_url: str, folder: Path, count: int = 3, **settings: str) -> Iterator[BalancedFleet]:
     """`count` replicas of `aftersales serve` on `database_url`, started at once, behind a balancer."""
     keys, state_keys = [new_key()], new_key()
+    # The replicas share one caller's rate limits (on PostgreSQL): the balancer's tests make more calls a minute than
+    # the default limit lets one caller make, and are not about that limit (test_replicas.py is).
+    limits = {f"AFTERSALES_{name.upper()}": str(value) for name, value in UNLIMITED.items()}
     replicas = {
-        name: ServeProcess(database_url, folder / name, keys=keys, state_keys=state_keys)
+        name: ServeProcess(database_url, folder / name, keys=keys, state_keys=state_keys, settings=limits)
         for name in server_names(count)
     }
     balancer = Balancer([f"127.0.0.1:{replica.port}" for replica in replicas.values()], folder, settings)
