@@ -46,6 +46,7 @@ LONGEST_FIRST = (
     "e2e/test_llm_agent.py",
     "integration/test_tasks_check_on_postgresql.py",
     "e2e/test_world_scale.py",
+    "e2e/test_balancer.py",
     "e2e/test_eval.py",
     "e2e/test_pytest_plugin_remote.py",
     "e2e/test_workers.py",
@@ -61,6 +62,7 @@ LONGEST_FIRST = (
     "e2e/test_pytest_plugin.py",
     "e2e/test_eval_housekeeping.py",
     "e2e/test_conformance.py",
+    "e2e/test_oauth.py",
     "e2e/test_replicas.py",
     "e2e/test_eval_without_forms.py",
 )
