@@ -28,7 +28,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio.to_thread
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
@@ -43,6 +43,7 @@ from aftersales.storage.rate_buckets import SharedBuckets
 from aftersales.worlds.context import current_id
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 ANSWER_ROUNDS = 4  # answering rounds one call may have free: a question round or two, with room for asking again
 RESOLUTION = 1e-6  # seconds: a bucket counts time to the microsecond, so float noise never refuses a punctual retry
@@ -153,49 +154,45 @@ class RateLimiter:
         arguments = json.dumps(params.get("arguments"), sort_keys=True, separators=(",", ":"), default=str)
         digest = hashlib.sha256(arguments.encode()).hexdigest()
         key = (current_id(), current_caller_id(), str(params.get("name")), digest)
-        if self._shared is not None:
-            world, caller, tool, _ = key
-            call = hashlib.sha256(f"{tool}\0{digest}".encode()).hexdigest()
-            shared, now, lifetime = self._shared, self._wall(), self._state_ttl
-            try:
-                free = await anyio.to_thread.run_sync(
-                    lambda: shared.answer(world, caller, call, now, lifetime, ANSWER_ROUNDS)
-                )
-                self._shared_answered()
-                return free
-            except ServiceUnavailable:
-                self._shared_failed()
-        now = self._clock()
+        world, caller, tool, _ = key
+        call, now, lifetime = hashlib.sha256(f"{tool}\0{digest}".encode()).hexdigest(), self._wall(), self._state_ttl
+        free = await self._charged_shared(
+            lambda shared: shared.answer(world, caller, call, now, lifetime, ANSWER_ROUNDS)
+        )
+        if free is not None:
+            return free
         with self._lock:
-            return self._answers.take(key, now)
+            return self._answers.take(key, self._clock())
 
     async def _spend(self, kind: str, request: str) -> RateLimited | None:
         """Take one of the caller's `kind` tokens in the current world; the refusal when none is left."""
-        caller, world, limit = current_caller_id(), current_id(), self._limits[kind]
-        wait: float | None = None
-        if self._shared is not None:
-            shared, now = self._shared, self._wall()
-            try:
-                wait = await anyio.to_thread.run_sync(
-                    lambda: shared.take(world, caller, kind, limit.per_minute, limit.burst, now, RESOLUTION)
-                )
-                self._shared_answered()
-            except ServiceUnavailable:
-                self._shared_failed()
+        caller, world, limit, now = current_caller_id(), current_id(), self._limits[kind], self._wall()
+        wait = await self._charged_shared(
+            lambda shared: shared.take(world, caller, kind, limit.per_minute, limit.burst, now, RESOLUTION)
+        )
         if wait is None:
             wait = self._take_here((world, caller, kind))
         return self._refusal(caller, kind, wait, request) if wait > 0 else None
 
-    def _shared_failed(self) -> None:
-        """Say once per outage that the limits are this replica's own until the database answers again."""
-        if not self._degraded:
-            self._degraded = True
-            log.warning("shared rate buckets unavailable: calls are charged to this replica's own buckets meanwhile")
-
-    def _shared_answered(self) -> None:
+    async def _charged_shared(self, charge: Callable[[SharedBuckets], T]) -> T | None:
+        """`charge` on the shared buckets, on a worker thread; None without them or while the database does not answer
+        (said once per outage: the limits are this replica's own until it answers again)."""
+        if self._shared is None:
+            return None
+        shared = self._shared
+        try:
+            result = await anyio.to_thread.run_sync(lambda: charge(shared))
+        except ServiceUnavailable:
+            if not self._degraded:
+                self._degraded = True
+                log.warning(
+                    "shared rate buckets unavailable: calls are charged to this replica's own buckets meanwhile"
+                )
+            return None
         if self._degraded:
             self._degraded = False
             log.warning("shared rate buckets answer again: calls are charged to them again")
+        return result
 
     def _take_here(self, key: tuple[str | None, str, str]) -> float:
         """Take a token from this process's own bucket `key` (world, caller, kind)."""
