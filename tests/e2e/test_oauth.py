@@ -10,8 +10,6 @@ stopping in one line when the issuer cannot be reached (tests/integration/test_c
 """
 
 import base64
-import hashlib
-import hmac
 import json
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -19,7 +17,6 @@ from pathlib import Path
 
 import httpx
 import pytest
-from cryptography.hazmat.primitives import serialization
 from freezegun import freeze_time
 from jwt.algorithms import RSAAlgorithm
 from sqlalchemy import select
@@ -32,6 +29,7 @@ from tests.support import conformance
 from tests.support.apps import settings_for
 from tests.support.creation import create_arguments
 from tests.support.elicitation import Person
+from tests.support.issuer import hmac_signed, pem_of, segment, unsigned_token
 from tests.support.oauth_hosts import connect_oauth, machine_host, person_host
 from tests.support.oauth_server import AuthorizationServer
 from tests.support.ports import free_port
@@ -270,31 +268,22 @@ def test_the_authorization_server_the_tests_use_passes_the_conformance_suites_au
     assert failing == []
 
 
-def _encoded(part: dict[str, object]) -> str:
-    return base64.urlsafe_b64encode(json.dumps(part).encode()).rstrip(b"=").decode()
-
-
 def _public_key_pem(authorization_server: AuthorizationServer, kid: str) -> bytes:
     """The issuer's published public key, as the PEM an attacker would try as an HMAC secret."""
     jwks = httpx.get(f"{authorization_server.issuer}/jwks", timeout=10).raise_for_status().json()
     (jwk,) = [key for key in jwks["keys"] if key["kid"] == kid]
-    public = RSAAlgorithm.from_jwk(json.dumps(jwk))
-    return public.public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+    return pem_of(RSAAlgorithm.from_jwk(json.dumps(jwk)))
 
 
 def tampered(token: str, how: str, authorization_server: AuthorizationServer) -> str:
     """The issuer's real token, changed the way an attacker would change it."""
     header, payload, signature = token.split(".")
     if how == "forged":  # the scopes widened, the signature kept
-        widened = {**claims(token), "scope": "tickets:read tickets:write worlds:admin"}
-        return f"{header}.{_encoded(widened)}.{signature}"
+        return f"{header}.{segment({**claims(token), 'scope': 'tickets:read tickets:write worlds:admin'})}.{signature}"
     if how == "alg-none":
-        return f"{_encoded({**claims(token, 0), 'alg': 'none'})}.{payload}."
+        return unsigned_token(claims(token), key_id(token))
     if how == "hs256-with-public-key":
-        head = _encoded({**claims(token, 0), "alg": "HS256"})
-        secret = _public_key_pem(authorization_server, key_id(token))
-        mac = hmac.new(secret, f"{head}.{payload}".encode(), hashlib.sha256).digest()
-        return f"{head}.{payload}.{base64.urlsafe_b64encode(mac).rstrip(b'=').decode()}"
+        return hmac_signed(claims(token), key_id(token), _public_key_pem(authorization_server, key_id(token)))
     assert how == "malformed"
     return f"{header}.{payload}"
 

@@ -130,9 +130,21 @@ def unsigned_token(claims: dict[str, Any], kid: str) -> str:
 
 def hmac_with_public_key(claims: dict[str, Any], key: SigningKey) -> str:
     """The classic confusion: HS256 with the issuer's public key (as PEM) used as the shared secret."""
-    pem = key.private.public_key().public_bytes(
-        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
-    )
-    signed = f"{_segment({'alg': 'HS256', 'typ': 'JWT', 'kid': key.kid})}.{_segment(claims)}"
-    signature = hmac.new(pem, signed.encode(), hashlib.sha256).digest()
+    return hmac_signed(claims, key.kid, pem_of(key.private.public_key()))
+
+
+def pem_of(public: Any) -> bytes:
+    """A public key as the PEM an attacker would try as an HMAC secret."""
+    return public.public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+
+
+def hmac_signed(claims: dict[str, Any], kid: str, secret: bytes) -> str:
+    """A token signed HS256 with `secret`, naming the key `kid`."""
+    signed = f"{_segment({'alg': 'HS256', 'typ': 'JWT', 'kid': kid})}.{_segment(claims)}"
+    signature = hmac.new(secret, signed.encode(), hashlib.sha256).digest()
     return f"{signed}.{base64.urlsafe_b64encode(signature).rstrip(b'=').decode()}"
+
+
+def segment(data: dict[str, Any]) -> str:
+    """One base64url part of a JWT."""
+    return _segment(data)
