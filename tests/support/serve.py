@@ -76,7 +76,12 @@ class ServeProcess(LoopbackProcess):
             if self.ready():
                 return
             time.sleep(0.05)
-        raise RuntimeError(f"aftersales serve did not become ready in {START_TIMEOUT} seconds")
+        # Kill it before failing: a server left running is a leaked process the next tests trip over.
+        self.process.kill()
+        self.process.wait()
+        raise RuntimeError(
+            f"aftersales serve did not become ready in {START_TIMEOUT} seconds: {self.log.read_text()[-2000:]}"
+        )
 
     def ready(self) -> bool:
         """Whether /readyz answers 200 within a second (a request that times out or is refused: not yet)."""
