@@ -102,6 +102,11 @@ class FakeUnitOfWork(UnitOfWork):
         self.database.commits += 1
 
 
+# mypy checks that a class declared to implement a Protocol has all of its members only where the class is made:
+# this line makes that check here, so a repository the port gains and the fake lacks fails type checking.
+IMPLEMENTS_THE_PORT: type[UnitOfWork] = FakeUnitOfWork
+
+
 class FakeTickets(ports.TicketRepository):
     """TicketRepository over the tables."""
 
