@@ -17,7 +17,7 @@ from aftersales.settings import Settings
 from aftersales.storage.audit import AuditLog
 from aftersales.storage.database import make_engine, make_session_factory
 from aftersales.storage.rate_buckets import SharedBuckets
-from aftersales.storage.unit_of_work import UnitOfWork
+from aftersales.storage.unit_of_work import SqlUnitOfWork
 from aftersales.worlds import context
 from aftersales.worlds.errors import UnknownWorld
 from aftersales.worlds.routing import WorldRouter
@@ -131,12 +131,12 @@ class App:
         """This process's tool-call counters."""
         return Metrics()
 
-    def uow(self, write: bool = False, one_statement: bool = False) -> UnitOfWork:
+    def uow(self, write: bool = False, one_statement: bool = False) -> SqlUnitOfWork:
         """A fresh unit of work on the current world's database; `write=True` for use cases that change data,
         `one_statement=True` for a read that is a single statement (it runs outside any transaction)."""
         world = context.current()
         factory = self.session_factory if world is None else self.worlds.engines.sessions(world.location)
-        return UnitOfWork(factory, write=write, one_statement=one_statement)
+        return SqlUnitOfWork(factory, write=write, one_statement=one_statement)
 
     def close(self) -> None:
         """Write the queued audit records and release database connections."""

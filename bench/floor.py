@@ -19,10 +19,14 @@ TICKET = TicketView(
     status="awaiting_return",
     stage="awaiting_return",
     refund=RefundView(amount=129900, currency="CNY", method="original_payment", display="¥1,299.00"),
+    channel=None,
     created_at="2026-11-26T08:00:00Z",
     updated_at="2026-11-27T09:30:00Z",
     next_step="The customer ships the item back with the prepaid label by 2026-12-11.",
-    timeline=[EventView(at="2026-11-26T08:00:00Z", event="created", actor="customer", note="Ticket opened.")] * 4,
+    timeline=[
+        EventView(at="2026-11-26T08:00:00Z", event="created", actor="customer", note="Ticket opened.", channel=None)
+    ]
+    * 4,
     timeline_total=4,
 )
 

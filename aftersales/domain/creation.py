@@ -6,6 +6,7 @@ from typing import Any
 from aftersales.domain.enums import Channel, ReasonCode, RefundMethod, TicketKind
 from aftersales.domain.errors import InputNeeded, RuleViolation
 from aftersales.domain.money import format_money
+from aftersales.domain.quotes import Quote
 
 
 @dataclass(frozen=True)
@@ -75,7 +76,7 @@ def check_refund_method(kind: TicketKind, method: RefundMethod | None, allowed: 
         )
 
 
-def check_quote(quote: dict[str, Any], request: TicketRequest) -> None:
+def check_quote(quote: Quote, request: TicketRequest) -> None:
     """A quote locks an amount only for the exact line, quantity and reason it was made for."""
     if not request.kind.refunds:
         raise RuleViolation(
@@ -83,15 +84,17 @@ def check_quote(quote: dict[str, Any], request: TicketRequest) -> None:
             "Quotes lock refund amounts; exchanges and repairs refund nothing.",
             "Call again without quote_id.",
         )
-    wanted = {
-        "order_id": request.order_id,
-        "line_no": request.line_no,
-        "quantity": request.quantity,
-        "reason_code": request.reason.value,
+    quoted = {
+        "order_id": quote.order_id,
+        "line_no": quote.line_no,
+        "quantity": quote.quantity,
+        "reason_code": quote.reason.value,
     }
-    fields = differing_fields({k: quote[k] for k in wanted}, wanted)
+    asked = request.arguments()
+    wanted = {name: asked[name] for name in quoted}
+    fields = differing_fields(quoted, wanted)
     if fields:
-        changes = "; ".join(f"{name}: quote {quote[name]!r}, request {wanted[name]!r}" for name in fields)
+        changes = "; ".join(f"{name}: quote {quoted[name]!r}, request {wanted[name]!r}" for name in fields)
         raise RuleViolation(
             f"Quote {request.quote_id} does not match this request ({changes}).",
             "A quote locks the amount only for the order line, quantity and reason it was estimated for.",

@@ -3,7 +3,6 @@
 from dataclasses import dataclass
 from datetime import datetime
 
-from aftersales.clock import as_utc
 from aftersales.domain.creation import check_no_open_ticket
 from aftersales.domain.enums import OrderStatus, PaymentMethod, ReasonCode, RefundMethod, TicketKind
 from aftersales.domain.errors import RuleViolation
@@ -42,12 +41,12 @@ class LineContext:
     @property
     def window_closes(self) -> datetime | None:
         """When the return window ends (None before delivery)."""
-        return return_window_closes(as_utc(self.delivered_at), self.return_window_days) if self.delivered_at else None
+        return return_window_closes(self.delivered_at, self.return_window_days) if self.delivered_at else None
 
     @property
     def warranty_ends(self) -> datetime | None:
         """When the manufacturer's warranty ends (None before delivery)."""
-        return warranty_ends(as_utc(self.delivered_at), self.warranty_months) if self.delivered_at else None
+        return warranty_ends(self.delivered_at, self.warranty_months) if self.delivered_at else None
 
 
 def _day(moment: datetime) -> str:

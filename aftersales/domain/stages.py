@@ -2,7 +2,6 @@
 
 from datetime import datetime
 
-from aftersales.clock import as_utc
 from aftersales.domain.enums import RefundMethod, Stage, TicketKind, TicketStatus
 from aftersales.domain.policy import STATUS_SLA
 
@@ -33,7 +32,7 @@ def next_step_due(kind: TicketKind, status: TicketStatus, status_since: datetime
     """When the next step of a ticket in `status` since `status_since` is due; None once the ticket is closed."""
     if not status.is_open:
         return None
-    due = as_utc(status_since) + STATUS_SLA[status]
+    due = status_since + STATUS_SLA[status]
     if status is TicketStatus.APPROVED and kind is not TicketKind.REFUND_ONLY:
         # An approved ticket's label goes out first; the 14 days to ship run from then.
         due += STATUS_SLA[TicketStatus.AWAITING_RETURN]

@@ -15,10 +15,10 @@ from aftersales.domain.enums import EventType, TicketStatus
 from aftersales.domain.errors import AfterSalesError, Retryable
 from aftersales.domain.tickets import TimelineEntry, customer_words
 from aftersales.services.idempotency import CANCELLATION
+from aftersales.services.ports.rows import Conflict
+from aftersales.services.ports.unit_of_work import UnitOfWork
 from aftersales.services.tickets import ticket_view
 from aftersales.services.views import CancelResult, TicketView
-from aftersales.storage.errors import Conflict
-from aftersales.storage.unit_of_work import UnitOfWork
 
 log = logging.getLogger(__name__)
 # Who confirmed, for the timeline: the person in a form, or the host when its client cannot show forms.

@@ -23,12 +23,11 @@ from aftersales.domain.tickets import NewTicket, TimelineEntry, customer_words
 from aftersales.services import idempotency
 from aftersales.services.lines import line_context
 from aftersales.services.payouts import CallPayout, Payout, call_payout
+from aftersales.services.ports.rows import Conflict, TicketDetails
+from aftersales.services.ports.unit_of_work import UnitOfWork
 from aftersales.services.quotes import quote_for_use
 from aftersales.services.tickets import TIMELINE_LIMIT, view_of
 from aftersales.services.views import CreateResult
-from aftersales.storage.errors import Conflict
-from aftersales.storage.repositories import TicketDetails
-from aftersales.storage.unit_of_work import UnitOfWork
 
 log = logging.getLogger(__name__)
 
@@ -151,15 +150,7 @@ def _amounts(
     if request.quote_id is None:
         return compute_refund(line.facts, request.quantity, request.reason, request.kind)
     quote = quote_for_use(uow, caller, request.quote_id, now, policy.quote_ttl)
-    check_quote(
-        {
-            "order_id": quote.order_id,
-            "line_no": quote.line_no,
-            "quantity": quote.quantity,
-            "reason_code": quote.reason.value,
-        },
-        request,
-    )
+    check_quote(quote, request)
     return quote.refund
 
 

@@ -15,9 +15,9 @@ from aftersales.domain.calls import CANCEL_TICKET, CREATE_TICKET
 from aftersales.domain.creation import KeyRecord, differing_fields, idempotency_conflict
 from aftersales.domain.errors import Retryable
 from aftersales.services.housekeeping import Occasionally
+from aftersales.services.ports.rows import KeyResult
+from aftersales.services.ports.unit_of_work import UnitOfWork
 from aftersales.services.views import CancelResult, CreateResult
-from aftersales.storage.opening import KeyResult
-from aftersales.storage.unit_of_work import UnitOfWork
 
 PURGE = Occasionally()
 Result = TypeVar("Result", CreateResult, CancelResult)

@@ -6,8 +6,8 @@ from aftersales.domain.eligibility import LineContext
 from aftersales.domain.enums import OrderStatus, PaymentMethod
 from aftersales.domain.errors import NotFound
 from aftersales.domain.refunds import LineFacts
-from aftersales.storage.repositories import LineFactsRow
-from aftersales.storage.unit_of_work import UnitOfWork
+from aftersales.services.ports.rows import LineFactsRow
+from aftersales.services.ports.unit_of_work import UnitOfWork
 
 
 def unknown_order(order_id: str) -> NotFound:

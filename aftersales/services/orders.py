@@ -15,8 +15,8 @@ from aftersales.domain.refunds import paid_minor
 from aftersales.security.cursors import SignedCursors
 from aftersales.services.lines import describe_lines, order_lines, unknown_order
 from aftersales.services.lookup_views import KindOption, LineView, OrdersPage, OrderSummary, OrderView
-from aftersales.storage.listings import OrderRow
-from aftersales.storage.unit_of_work import UnitOfWork
+from aftersales.services.ports.rows import OrderRow
+from aftersales.services.ports.unit_of_work import UnitOfWork
 
 
 def find_orders(

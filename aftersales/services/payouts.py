@@ -18,8 +18,8 @@ from aftersales.domain.creation import TicketRequest
 from aftersales.domain.payouts import PayoutAccount, checked_account
 from aftersales.ids import new_id
 from aftersales.security.payout_keys import AccountCipher
-from aftersales.storage.payouts import PayoutRow
-from aftersales.storage.unit_of_work import UnitOfWork
+from aftersales.services.ports.rows import PayoutRow
+from aftersales.services.ports.unit_of_work import UnitOfWork
 
 
 class PageGone(Exception):

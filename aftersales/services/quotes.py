@@ -2,7 +2,7 @@
 
 from datetime import datetime, timedelta
 
-from aftersales.clock import as_utc, iso
+from aftersales.clock import iso
 from aftersales.domain.callers import Caller
 from aftersales.domain.eligibility import allowed_refund_methods, check_estimate, policy_notes
 from aftersales.domain.enums import ReasonCode, TicketKind
@@ -14,8 +14,8 @@ from aftersales.durations import describe_duration
 from aftersales.ids import new_id
 from aftersales.services.housekeeping import Occasionally
 from aftersales.services.lines import line_context
+from aftersales.services.ports.unit_of_work import UnitOfWork
 from aftersales.services.views import ItemView, QuoteView
-from aftersales.storage.unit_of_work import UnitOfWork
 
 # Expired quotes stay answerable as "expired" this long before they are purged.
 EXPIRED_RETENTION = timedelta(days=7)
@@ -83,9 +83,9 @@ def quote_for_use(uow: UnitOfWork, caller: Caller, quote_id: str, now: datetime,
             f"Quotes come from after_sales_estimate_refund, belong to the caller who asked, and are held {held}.",
             "Call after_sales_estimate_refund again for a fresh quote, then retry with its quote_id.",
         )
-    if now >= as_utc(quote.expires_at):
+    if now >= quote.expires_at:
         raise HandleExpired(
-            f"Quote {quote_id} expired at {as_utc(quote.expires_at):%H:%M} UTC on {as_utc(quote.expires_at):%Y-%m-%d}.",
+            f"Quote {quote_id} expired at {quote.expires_at:%H:%M} UTC on {quote.expires_at:%Y-%m-%d}.",
             f"Quotes are held {held}.",
             "Call after_sales_estimate_refund again for a fresh quote, then retry.",
         )

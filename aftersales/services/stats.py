@@ -7,8 +7,8 @@ from dataclasses import asdict, dataclass
 from datetime import datetime
 
 from aftersales.domain.calls import CHANNELS, channel_label
-from aftersales.storage.tool_calls import ToolFigures
-from aftersales.storage.unit_of_work import UnitOfWork
+from aftersales.services.ports.rows import ToolFigures
+from aftersales.services.ports.unit_of_work import UnitOfWork
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,9 @@ from aftersales.domain.tickets import TimelineEntry
 from aftersales.security.cursors import SignedCursors
 from aftersales.services.lines import unknown_order
 from aftersales.services.lookup_views import TicketsPage
+from aftersales.services.ports.rows import TicketDetails
+from aftersales.services.ports.unit_of_work import UnitOfWork
 from aftersales.services.views import EventView, ItemView, RefundView, TicketSummary, TicketView
-from aftersales.storage.repositories import TicketDetails
-from aftersales.storage.unit_of_work import UnitOfWork
 
 TIMELINE_LIMIT = 10
 

@@ -24,7 +24,7 @@ from aftersales.clock import now
 from aftersales.domain.errors import ServiceUnavailable
 from aftersales.domain.paging import CURSOR_LONGEST
 from aftersales.storage.models import ToolCall
-from aftersales.storage.unit_of_work import UnitOfWork
+from aftersales.storage.unit_of_work import SqlUnitOfWork
 
 log = logging.getLogger(__name__)
 SECRET_WORDS = ("token", "secret", "password", "authorization", "state")
@@ -274,7 +274,7 @@ class AuditLog:
                 )
 
     def _insert(self, factory: sessionmaker[Session], rows: list[dict[str, Any]]) -> None:
-        with UnitOfWork(factory) as uow:
+        with SqlUnitOfWork(factory) as uow:
             uow.tool_calls.add_many(rows)
             uow.commit()
 
@@ -289,7 +289,7 @@ class AuditLog:
             return
         self._last_purge = moment  # a failed purge waits for the next period rather than slowing every batch
         try:
-            with UnitOfWork(self._session_factory) as uow:
+            with SqlUnitOfWork(self._session_factory) as uow:
                 uow.tool_calls.purge_before(moment - self._retention)
                 uow.commit()
         except Exception:

@@ -1,9 +1,13 @@
 """The declarative base with its naming convention, and the column helpers every model uses."""
 
 from collections.abc import Iterable
+from datetime import datetime
+from typing import Any
 
-from sqlalchemy import CheckConstraint, DateTime, MetaData, Table
+from sqlalchemy import CheckConstraint, DateTime, Dialect, MetaData, Table, TypeDecorator
 from sqlalchemy.orm import DeclarativeBase
+
+from aftersales.clock import as_utc
 
 NAMING_CONVENTION = {
     "ix": "ix_%(column_0_label)s",
@@ -13,7 +17,18 @@ NAMING_CONVENTION = {
     "pk": "pk_%(table_name)s",
 }
 
-UtcDateTime = DateTime(timezone=True)
+
+class UtcDateTime(TypeDecorator[datetime]):
+    """A time with its zone, read back as aware UTC on every database (SQLite hands times back without a zone).
+
+    Times are written in UTC (aftersales.clock); SQLite stores their wall time, so reading it as UTC is exact.
+    """
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> datetime | None:
+        return None if value is None else as_utc(value)
 
 
 def listed(values: Iterable[str]) -> str:

@@ -1,8 +1,8 @@
 """Hot reads run on the driver's cursor, skipping SQLAlchemy's per-statement compilation and result processing.
 
-A unit of work made for one statement (`UnitOfWork(..., one_statement=True)`) runs that statement on a pooled
-connection outside any transaction: one statement sees one consistent snapshot on both databases, so the BEGIN and
-ROLLBACK around it (and the session's own bookkeeping) are work without a purpose on the hottest path.
+A unit of work made for one statement (`SqlUnitOfWork(..., one_statement=True)`) runs that statement on a
+pooled connection outside any transaction: one statement sees one consistent snapshot on both databases, so the
+BEGIN and ROLLBACK around it (and the session's own bookkeeping) are work without a purpose on the hottest path.
 """
 
 import json
@@ -14,6 +14,7 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
+from aftersales.clock import as_utc
 from aftersales.storage.errors import database_errors
 
 ONE_STATEMENT = "aftersales_one_statement"  # Session.info key: the unit may run one driver statement, no more
@@ -79,8 +80,12 @@ def _fetch(driver: Any, sql: str, params: tuple[Any, ...]) -> Sequence[Sequence[
 
 
 def moment(value: Any) -> datetime:
-    """SQLite hands back timestamps as text; PostgreSQL as datetimes (or, inside JSON, as ISO 8601 text)."""
-    return datetime.fromisoformat(value) if isinstance(value, str) else value
+    """A time from the driver as aware UTC, as UtcDateTime reads it (storage.base).
+
+    SQLite hands back timestamps as text without a zone; PostgreSQL as datetimes in the session's zone (or, inside
+    JSON, as ISO 8601 text with an offset).
+    """
+    return as_utc(datetime.fromisoformat(value) if isinstance(value, str) else value)
 
 
 def json_rows(value: Any) -> list[list[Any]]:

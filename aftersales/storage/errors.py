@@ -1,7 +1,7 @@
 """Driver exceptions in the project's words, translated where storage meets the database (as httpx maps its own).
 
 Nothing above storage sees a SQLAlchemy exception: an unreachable database is `ServiceUnavailable` (a retryable
-tool error), and a write a uniqueness constraint refused is `Conflict`.
+tool error), and a write a uniqueness constraint refused is `Conflict` (services.ports.rows: the services catch it).
 """
 
 import logging
@@ -12,14 +12,11 @@ from sqlalchemy.exc import DisconnectionError, IntegrityError, InterfaceError, O
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from aftersales.domain.errors import ServiceUnavailable
+from aftersales.services.ports.rows import Conflict
 
 log = logging.getLogger(__name__)
 # Errors that say the database is not answering, not that a statement is wrong.
 UNAVAILABLE = (OperationalError, InterfaceError, DisconnectionError, PoolTimeout)
-
-
-class Conflict(Exception):
-    """A constraint refused the write: a concurrent transaction got there first (the same key or order line)."""
 
 
 def translate(error: BaseException) -> BaseException:

@@ -11,13 +11,14 @@ from aftersales.domain.creation import KeyRecord
 from aftersales.domain.enums import ReasonCode
 from aftersales.domain.quotes import Quote
 from aftersales.domain.refunds import Breakdown
+from aftersales.services.ports import repositories as ports
 from aftersales.storage.base import table_of
 from aftersales.storage.driver import driver_writes
 from aftersales.storage.models import IdempotencyRecord
 from aftersales.storage.models import Quote as QuoteRow
 
 
-class QuoteRepository:
+class SqlQuoteRepository(ports.QuoteRepository):
     """Refund quotes; every read is scoped to the owner inside the query."""
 
     def __init__(self, session: Session) -> None:
@@ -89,7 +90,7 @@ LIVE_KEY_SQL = (
 )
 
 
-class IdempotencyRepository:
+class SqlIdempotencyRepository(ports.IdempotencyRepository):
     """Idempotency records, unique per (caller, tool, key)."""
 
     def __init__(self, session: Session) -> None:

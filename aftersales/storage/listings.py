@@ -5,64 +5,22 @@ row more than the page holds, so the service knows whether another page follows 
 """
 
 from datetime import datetime
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, TypeVar
 
 from sqlalchemy import ColumnElement, Select, and_, or_, select
 from sqlalchemy.orm import InstrumentedAttribute, Session
 
-from aftersales.clock import as_utc
 from aftersales.domain.lookups import CustomerKey, TicketScope
 from aftersales.domain.paging import Position
+from aftersales.services.ports import repositories as ports
+from aftersales.services.ports.rows import LineName, OrderRow, TicketDetails
 from aftersales.storage.models import Customer, Order, OrderLine, Product, Ticket
-from aftersales.storage.repositories import TicketDetails
 
-
-class OrderRow(NamedTuple):
-    """An order as the lookups show it."""
-
-    id: str
-    customer_id: str
-    channel: str
-    payment_method: str
-    status: str
-    currency: str
-    placed_at: datetime
-    delivered_at: datetime | None
-
-
-class LineName(NamedTuple):
-    """One line of an order in words: its number, product name and quantity."""
-
-    order_id: str
-    line_no: int
-    name: str
-    quantity: int
-
-
-ORDER_COLUMNS = (
-    Order.id,
-    Order.customer_id,
-    Order.channel,
-    Order.payment_method,
-    Order.status,
-    Order.currency,
-    Order.placed_at,
-    Order.delivered_at,
-)
-TICKET_COLUMNS = (
-    Ticket.id,
-    Ticket.order_id,
-    Ticket.quantity,
-    Ticket.kind,
-    Ticket.status,
-    Ticket.refund_method,
-    Ticket.refund_total_minor,
-    Ticket.currency,
-    Ticket.created_at,
-    Ticket.updated_at,
-    OrderLine.sku,
-    Product.name,
-    Ticket.channel,
+# Each row type's fields from their columns, in the fields' order: rows fill the row type by position.
+ORDER_COLUMNS = tuple(getattr(Order, name) for name in OrderRow._fields)
+_FROM_LINE = {"sku": OrderLine.sku, "name": Product.name}  # a ticket's item, from its line's product
+TICKET_COLUMNS = tuple(
+    _FROM_LINE[name] if name in _FROM_LINE else getattr(Ticket, name) for name in TicketDetails._fields
 )
 Q = TypeVar("Q", bound=Select[*tuple[Any, ...]])
 CUSTOMER_COLUMNS: dict[str, InstrumentedAttribute[str]] = {"email": Customer.email, "phone": Customer.phone}
@@ -84,7 +42,7 @@ def past(
     return or_(at < position.at, and_(at == position.at, key < position.id))
 
 
-class ListingRepository:
+class SqlListingRepository(ports.ListingRepository):
     """Orders by customer, an order's header and lines, tickets by customer or order."""
 
     def __init__(self, session: Session) -> None:
@@ -97,12 +55,12 @@ class ListingRepository:
         else:
             whose = Order.customer_id.in_(select(Customer.id).where(CUSTOMER_COLUMNS[key.field] == key.value))
         query = newest_first(select(*ORDER_COLUMNS).where(whose), Order.placed_at, Order.id, after, limit)
-        return [_order(row) for row in self.session.execute(query)]
+        return [OrderRow._make(row) for row in self.session.execute(query)]
 
     def order(self, order_id: str) -> OrderRow | None:
         """One order's header, or None."""
         row = self.session.execute(select(*ORDER_COLUMNS).where(Order.id == order_id)).first()
-        return None if row is None else _order(row)
+        return None if row is None else OrderRow._make(row)
 
     def line_names(self, order_ids: list[str]) -> list[LineName]:
         """Every line of the given orders in words, by order and line number."""
@@ -124,37 +82,4 @@ class ListingRepository:
             .where(whose)
         )
         query = newest_first(query, Ticket.created_at, Ticket.id, after, limit)
-        return [_ticket(row) for row in self.session.execute(query)]
-
-
-def _order(row: Any) -> OrderRow:
-    """An order row with its times in aware UTC (SQLite hands them back naive)."""
-    return OrderRow(
-        id=row.id,
-        customer_id=row.customer_id,
-        channel=row.channel,
-        payment_method=row.payment_method,
-        status=row.status,
-        currency=row.currency,
-        placed_at=as_utc(row.placed_at),
-        delivered_at=as_utc(row.delivered_at) if row.delivered_at is not None else None,
-    )
-
-
-def _ticket(row: Any) -> TicketDetails:
-    """A ticket row as the ticket view reads it, its times in aware UTC."""
-    return TicketDetails(
-        id=row.id,
-        order_id=row.order_id,
-        quantity=row.quantity,
-        kind=row.kind,
-        status=row.status,
-        refund_method=row.refund_method,
-        refund_total_minor=row.refund_total_minor,
-        currency=row.currency,
-        created_at=as_utc(row.created_at),
-        updated_at=as_utc(row.updated_at),
-        sku=row.sku,
-        name=row.name,
-        channel=row.channel,
-    )
+        return [TicketDetails._make(row) for row in self.session.execute(query)]

@@ -8,27 +8,18 @@ the lock is held for that statement and the COMMIT. On SQLite, whose writers que
 after another.
 """
 
-from typing import Any, NamedTuple
+from typing import Any
 
 from sqlalchemy import bindparam, insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from aftersales.domain.tickets import NewTicket, TimelineEntry, ticket_number
+from aftersales.services.ports.rows import KeyResult
 from aftersales.storage.base import table_of
 from aftersales.storage.driver import driver_writes
 from aftersales.storage.handles import COMPLETE_KEY
 from aftersales.storage.models import Ticket, TicketEvent, TicketSequence
-
-
-class KeyResult(NamedTuple):
-    """The idempotency record to complete, and the call's result as JSON (the ticket's number still a placeholder)."""
-
-    caller: str
-    tool: str
-    key: str
-    result: str
-
 
 # ticket_number's T-YYYY-NNNN (more digits past 9999), in SQL.
 _NUMBER = "'T-' || s.year || '-' || lpad(s.last_value::text, greatest(4, length(s.last_value::text)), '0')"

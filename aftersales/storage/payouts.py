@@ -1,39 +1,20 @@
 """Payout requests: the pages that take a refund's bank account, found by the call they answer or the page's token."""
 
-from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import CursorResult, insert, select, update
 from sqlalchemy.orm import Session
 
-from aftersales.clock import as_utc
+from aftersales.services.ports import repositories as ports
+from aftersales.services.ports.rows import PayoutRow
 from aftersales.storage.base import table_of
 from aftersales.storage.payout_rows import PayoutRequest
-
-
-@dataclass(frozen=True)
-class PayoutRow:
-    """One payout request as stored (the sealed account stays sealed)."""
-
-    id: str
-    caller: str
-    idempotency_key: str
-    arguments: str
-    order_id: str
-    line_no: int
-    confirmation: str | None
-    status: str
-    expires_at: datetime
-    reference: str | None
-    account_mask: str | None
-    sealed: str | None
-
 
 _COLUMNS = [getattr(PayoutRequest, name) for name in PayoutRow.__dataclass_fields__]
 
 
-class PayoutRepository:
+class SqlPayoutRepository(ports.PayoutRepository):
     """Every statement on payout_requests; a write that finds the row in another state changes nothing."""
 
     def __init__(self, session: Session) -> None:
@@ -43,17 +24,17 @@ class PayoutRepository:
         """The request a caller's idempotency key opened, if any."""
         query = select(*_COLUMNS).where(PayoutRequest.caller == caller, PayoutRequest.idempotency_key == key)
         row = self.session.execute(query).one_or_none()
-        return None if row is None else _row(row)
+        return None if row is None else PayoutRow(*row)
 
     def for_id(self, request_id: str) -> PayoutRow | None:
         """One request by its id."""
         row = self.session.execute(select(*_COLUMNS).where(PayoutRequest.id == request_id)).one_or_none()
-        return None if row is None else _row(row)
+        return None if row is None else PayoutRow(*row)
 
     def for_token(self, digest: str) -> PayoutRow | None:
         """The request whose page token hashes to `digest`."""
         row = self.session.execute(select(*_COLUMNS).where(PayoutRequest.token_digest == digest)).one_or_none()
-        return None if row is None else _row(row)
+        return None if row is None else PayoutRow(*row)
 
     def open(self, values: dict[str, Any]) -> None:
         """Insert a new pending request."""
@@ -93,12 +74,6 @@ class PayoutRepository:
             .values(status=now)
         )
         return _changed(self.session.execute(statement))
-
-
-def _row(values: Any) -> PayoutRow:
-    """A stored row, its time read as UTC (SQLite hands it back without a zone)."""
-    row = PayoutRow(*values)
-    return replace(row, expires_at=as_utc(row.expires_at))
 
 
 def _changed(result: Any) -> bool:

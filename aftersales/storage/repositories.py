@@ -11,55 +11,86 @@ from aftersales.domain.enums import EventType, TicketKind, TicketStatus
 from aftersales.domain.policy import holds_units
 from aftersales.domain.refunds import paid_minor
 from aftersales.domain.tickets import NewTicket, TimelineEntry
+from aftersales.services.ports import repositories as ports
+from aftersales.services.ports.rows import KeyResult, LineFactsRow, TicketDetails, TicketWithTimeline
 from aftersales.storage.base import listed, table_of
 from aftersales.storage.driver import driver_rows, json_rows, moment
 from aftersales.storage.models import Ticket, TicketEvent, open_ticket_condition
-from aftersales.storage.opening import KeyResult, event_row, open_ticket
+from aftersales.storage.opening import event_row, open_ticket
 
 
-class TicketDetails(NamedTuple):
-    """The fields a ticket view shows."""
-
-    id: str
-    order_id: str
-    quantity: int
-    kind: str
-    status: str
-    refund_method: str | None
-    refund_total_minor: int
-    currency: str
-    created_at: datetime
-    updated_at: datetime
-    sku: str
-    name: str
-    channel: str | None  # where it was raised; None when the caller did not say
+def selected(columns: dict[str, str], fields: tuple[str, ...]) -> str:
+    """The SELECT list of `columns` (each a row type's field and its SQL), checked to be in the row type's order."""
+    if tuple(columns) != fields:
+        raise ValueError(f"columns {tuple(columns)} do not fill {fields} in order")
+    return ", ".join(columns.values())
 
 
-# The read path is the hottest in the service: its statements run on the driver directly (storage.driver).
+# The read path is the hottest in the service: its statements run on the driver directly (storage.driver), whose
+# rows are plain tuples, so each statement's columns are named by the row type they fill, in its order.
 # {p} is the driver's parameter marker.
-TICKET_COLUMNS = (
-    "t.id, t.order_id, t.quantity, t.kind, t.status, t.refund_method, t.refund_total_minor, t.currency, "
-    "t.created_at, t.updated_at, l.sku, p.name, t.channel"
+TICKET_COLUMNS = selected(
+    {
+        "id": "t.id",
+        "order_id": "t.order_id",
+        "quantity": "t.quantity",
+        "kind": "t.kind",
+        "status": "t.status",
+        "refund_method": "t.refund_method",
+        "refund_total_minor": "t.refund_total_minor",
+        "currency": "t.currency",
+        "created_at": "t.created_at",
+        "updated_at": "t.updated_at",
+        "sku": "l.sku",
+        "name": "p.name",
+        "channel": "t.channel",
+    },
+    TicketDetails._fields,
 )
 TICKET_JOINS = (
     "FROM tickets t JOIN order_lines l ON l.order_id = t.order_id AND l.line_no = t.line_no "
     "JOIN products p ON p.sku = l.sku WHERE t.id = {p}"
 )
 DETAILS_SQL = f"SELECT {TICKET_COLUMNS} {TICKET_JOINS}"
+
+
+class StoredEvent(NamedTuple):
+    """A timeline event as the ticket statements read it: the entry's fields, then its id (the tie-break)."""
+
+    occurred_at: Any  # text on SQLite and inside JSON, a datetime on PostgreSQL (storage.driver.moment reads both)
+    type: str
+    actor: str
+    note: str
+    channel: str | None
+    id: int
+
+    def entry(self) -> TimelineEntry:
+        """The event as the timeline shows it."""
+        return TimelineEntry(moment(self.occurred_at), self.type, self.actor, self.note, self.channel)
+
+
+_EVENT_FIELDS = StoredEvent._fields
 TIMELINE_SQL = (
-    "SELECT occurred_at, type, actor, note, channel, count(*) OVER () FROM ticket_events WHERE ticket_id = {p} "
+    f"SELECT {', '.join(_EVENT_FIELDS)}, count(*) OVER () FROM ticket_events WHERE ticket_id = {{p}} "
     "ORDER BY occurred_at DESC, id DESC LIMIT {p}"
 )
-# A ticket with its newest events and their count in one statement (one snapshot, one round trip); the events come
-# as a JSON array, ordered in Python on SQLite, whose json_group_array takes no ORDER BY.
+# A ticket with its newest events and their count in one statement (one snapshot, one round trip): the ticket's
+# columns, then the events as a JSON array, ordered in Python on SQLite, whose json_group_array takes no ORDER BY,
+# then the timeline's length.
 _NEWEST = "FROM ticket_events WHERE ticket_id = t.id ORDER BY occurred_at DESC, id DESC LIMIT {p}) e"
-_EVENT = "e.occurred_at, e.type, e.actor, e.note, e.channel, e.id"
+_EVENT = ", ".join(f"e.{name}" for name in _EVENT_FIELDS)
 VIEW_SQL = {
     "sqlite": f"SELECT {TICKET_COLUMNS}, (SELECT json_group_array(json_array({_EVENT})) FROM (SELECT * {_NEWEST}), "
     f"(SELECT count(*) FROM ticket_events WHERE ticket_id = t.id) {TICKET_JOINS}",
     "postgresql": f"SELECT {TICKET_COLUMNS}, (SELECT json_agg(json_build_array({_EVENT}) ORDER BY e.occurred_at, "
     f"e.id) FROM (SELECT * {_NEWEST}), (SELECT count(*) FROM ticket_events WHERE ticket_id = t.id) {TICKET_JOINS}",
 }
+
+
+def _details(columns: Sequence[Any]) -> TicketDetails:
+    """The ticket columns of a driver row (TICKET_COLUMNS), its times read as UTC."""
+    details = TicketDetails._make(columns)
+    return details._replace(created_at=moment(details.created_at), updated_at=moment(details.updated_at))
 
 
 _tickets = table_of(Ticket)
@@ -71,15 +102,7 @@ OPENED_SINCE = (
 )
 
 
-class TicketWithTimeline(NamedTuple):
-    """A ticket's fields, its newest events oldest first, and how many events its timeline holds."""
-
-    details: TicketDetails
-    events: list[TimelineEntry]
-    total: int
-
-
-class TicketRepository:
+class SqlTicketRepository(ports.TicketRepository):
     """Tickets and their timelines."""
 
     def __init__(self, session: Session) -> None:
@@ -88,10 +111,7 @@ class TicketRepository:
     def details(self, ticket_id: str) -> TicketDetails | None:
         """The fields a ticket view shows, in one indexed query."""
         rows = driver_rows(self.session, DETAILS_SQL, (ticket_id,))
-        if not rows:
-            return None
-        row = rows[0]
-        return TicketDetails._make((*row[:8], moment(row[8]), moment(row[9]), *row[10:13]))
+        return _details(rows[0]) if rows else None
 
     def view(self, ticket_id: str, limit: int) -> TicketWithTimeline | None:
         """The ticket, its newest `limit` events oldest first and the timeline's length, in one statement."""
@@ -99,19 +119,15 @@ class TicketRepository:
         rows = driver_rows(self.session, sql, (limit, ticket_id))
         if not rows:
             return None
-        row = rows[0]
-        newest = sorted(json_rows(row[13]), key=lambda event: (moment(event[0]), event[5]))
-        return TicketWithTimeline(
-            TicketDetails._make((*row[:8], moment(row[8]), moment(row[9]), *row[10:13])),
-            [TimelineEntry(moment(at), kind, actor, note, channel) for at, kind, actor, note, channel, _ in newest],
-            int(row[14]),
-        )
+        *ticket, events, total = rows[0]
+        newest = sorted(map(StoredEvent._make, json_rows(events)), key=lambda e: (moment(e.occurred_at), e.id))
+        return TicketWithTimeline(_details(ticket), [event.entry() for event in newest], int(total))
 
     def timeline(self, ticket_id: str, limit: int) -> tuple[list[TimelineEntry], int]:
         """The newest `limit` events oldest first, and how many the timeline holds, in one query."""
         rows = driver_rows(self.session, TIMELINE_SQL, (ticket_id, limit))
-        events = [TimelineEntry(moment(at), *rest) for at, *rest, _ in reversed(rows)]
-        return events, (rows[0][5] if rows else 0)
+        events = [StoredEvent._make(event).entry() for *event, _ in reversed(rows)]
+        return events, (rows[0][-1] if rows else 0)  # every row ends with the timeline's length
 
     def by_channel(self, since: datetime) -> list[tuple[str, str | None, int]]:
         """(opened | cancelled, channel or None, how many): tickets opened and cancellations at or after `since`."""
@@ -158,33 +174,6 @@ class TicketRepository:
             self.session.execute(insert(table_of(TicketEvent)), [event_row(ticket_id, e) for e in events])
 
 
-class LineFactsRow(NamedTuple):
-    """An order line with everything policy needs: order, product, category, goods total, units held."""
-
-    order_id: str
-    customer_id: str
-    order_status: str
-    delivered_at: datetime | None
-    payment_method: str
-    currency: str
-    shipping_fee_minor: int
-    line_no: int | None  # None when the order has no such line
-    quantity: int
-    unit_price_minor: int
-    discount_minor: int
-    sku: str
-    product_name: str
-    returnable: bool
-    repairable: bool
-    warranty_months: int
-    category_name: str
-    return_window_days: int
-    restocking_fee_bps: int
-    order_goods_minor: int
-    committed_quantity: int
-    open_ticket_id: str | None
-
-
 def holding_condition(alias: str) -> str:
     """SQL for policy.holds_units over the tickets aliased `alias`: the (kind, status) pairs it holds for."""
     every_kind, some_kinds = [], []
@@ -205,15 +194,37 @@ ORDER_GOODS_SQL = str(
     )
 )
 # One statement for what estimating or opening a ticket needs to know about a line.
+LINE_FACTS_COLUMNS = selected(
+    {
+        "order_id": "o.id",
+        "customer_id": "o.customer_id",
+        "order_status": "o.status",
+        "delivered_at": "o.delivered_at",
+        "payment_method": "o.payment_method",
+        "currency": "o.currency",
+        "shipping_fee_minor": "o.shipping_fee_minor",
+        "line_no": "l.line_no",
+        "quantity": "l.quantity",
+        "unit_price_minor": "l.unit_price_minor",
+        "discount_minor": "l.discount_minor",
+        "sku": "p.sku",
+        "product_name": "p.name",
+        "returnable": "p.returnable",
+        "repairable": "p.repairable",
+        "warranty_months": "p.warranty_months",
+        "category_name": "c.name",
+        "return_window_days": "c.return_window_days",
+        "restocking_fee_bps": "c.restocking_fee_bps",
+        "order_goods_minor": f"(SELECT {ORDER_GOODS_SQL} FROM order_lines x WHERE x.order_id = o.id)",
+        "committed_quantity": "(SELECT coalesce(sum(t.quantity), 0) FROM tickets t WHERE t.order_id = o.id "
+        f"AND t.line_no = l.line_no AND ({holding_condition('t')}))",
+        "open_ticket_id": "(SELECT t.id FROM tickets t WHERE t.order_id = o.id AND t.line_no = l.line_no "
+        f"AND {open_ticket_condition('t.')})",
+    },
+    LineFactsRow._fields,
+)
 LINE_FACTS_SQL = (
-    "SELECT o.id, o.customer_id, o.status, o.delivered_at, o.payment_method, o.currency, o.shipping_fee_minor, "
-    "l.line_no, l.quantity, l.unit_price_minor, l.discount_minor, p.sku, p.name, p.returnable, p.repairable, "
-    "p.warranty_months, c.name, c.return_window_days, c.restocking_fee_bps, "
-    f"(SELECT {ORDER_GOODS_SQL} FROM order_lines x WHERE x.order_id = o.id), "
-    "(SELECT coalesce(sum(t.quantity), 0) FROM tickets t WHERE t.order_id = o.id AND t.line_no = l.line_no "
-    f" AND ({holding_condition('t')})), "
-    "(SELECT t.id FROM tickets t WHERE t.order_id = o.id AND t.line_no = l.line_no "
-    f" AND {open_ticket_condition('t.')}) "
+    f"SELECT {LINE_FACTS_COLUMNS} "
     "FROM orders o LEFT JOIN order_lines l ON l.order_id = o.id AND l.line_no = {p} "
     "LEFT JOIN products p ON p.sku = l.sku LEFT JOIN categories c ON c.code = p.category_code WHERE o.id = {p}"
 )
@@ -225,7 +236,7 @@ LINES_SQL = (
 )
 
 
-class OrderRepository:
+class SqlOrderRepository(ports.OrderRepository):
     """Orders and their lines."""
 
     def __init__(self, session: Session) -> None:
@@ -248,10 +259,10 @@ class OrderRepository:
         ]
 
 
-def _line_facts(raw: Sequence[Any]) -> LineFactsRow:
-    """A row of the line-facts statement with the types both drivers agree on."""
-    row = list(raw)
-    row[3] = moment(row[3]) if row[3] is not None else None
-    if row[7] is not None:
-        row[13], row[14] = bool(row[13]), bool(row[14])
-    return LineFactsRow(*row)
+def _line_facts(columns: Sequence[Any]) -> LineFactsRow:
+    """A row of the line-facts statement with the types both drivers agree on (SQLite's booleans are integers)."""
+    row = LineFactsRow._make(columns)
+    delivered = moment(row.delivered_at) if row.delivered_at is not None else None
+    if row.line_no is None:
+        return row._replace(delivered_at=delivered)
+    return row._replace(delivered_at=delivered, returnable=bool(row.returnable), repairable=bool(row.repairable))

@@ -4,7 +4,7 @@ The figures come back as one row per tool, whatever the number of audit records 
 """
 
 from datetime import datetime, timedelta
-from typing import Any, NamedTuple
+from typing import Any
 
 from sqlalchemy import BigInteger, ColumnElement, Over, Select, and_, case, delete, func, insert, select
 from sqlalchemy.ext.compiler import compiles
@@ -13,22 +13,10 @@ from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.functions import FunctionElement
 
 from aftersales.domain.calls import FAILED, REPEAT_WINDOW, nearest_rank
+from aftersales.services.ports import repositories as ports
+from aftersales.services.ports.rows import ToolFigures
 from aftersales.storage.base import table_of
 from aftersales.storage.models import ToolCall
-
-
-class ToolFigures(NamedTuple):
-    """One tool's counts and latency percentiles over a period."""
-
-    tool: str
-    calls: int
-    valid: int  # calls whose arguments passed validation
-    failed: int  # tool errors and protocol errors
-    resumed: int  # input_required retries
-    replays: int  # idempotent replays
-    repeats: int  # repeats after a failure (domain.calls.repeats_failure)
-    p50: float
-    p95: float
 
 
 class EpochMicros(FunctionElement[int]):
@@ -50,7 +38,7 @@ def _epoch_micros_sqlite(element: EpochMicros, compiler: SQLCompiler, **kw: Any)
     return f"(CAST(strftime('%s', {value}) AS INTEGER) * 1000000 + CAST(substr({value}, 21, 6) AS INTEGER))"
 
 
-class ToolCallRepository:
+class SqlToolCallRepository(ports.ToolCallRepository):
     """Audit records of tool calls."""
 
     def __init__(self, session: Session) -> None:

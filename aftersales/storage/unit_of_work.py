@@ -11,33 +11,35 @@ from sqlalchemy.orm import Session, sessionmaker
 from aftersales.domain.errors import ServiceUnavailable
 from aftersales.otel.switch import child_span
 from aftersales.otel.switch import enabled as traced
+from aftersales.services.ports.rows import Conflict
+from aftersales.services.ports.unit_of_work import UnitOfWork
 from aftersales.storage.database import WRITE, WRITE_LOCK_TIMEOUT, write_lock
 from aftersales.storage.driver import ONE_STATEMENT
-from aftersales.storage.errors import Conflict, database_errors, translate
-from aftersales.storage.handles import IdempotencyRepository, QuoteRepository
-from aftersales.storage.listings import ListingRepository
-from aftersales.storage.payouts import PayoutRepository
-from aftersales.storage.repositories import OrderRepository, TicketRepository
-from aftersales.storage.tool_calls import ToolCallRepository
+from aftersales.storage.errors import database_errors, translate
+from aftersales.storage.handles import SqlIdempotencyRepository, SqlQuoteRepository
+from aftersales.storage.listings import SqlListingRepository
+from aftersales.storage.payouts import SqlPayoutRepository
+from aftersales.storage.repositories import SqlOrderRepository, SqlTicketRepository
+from aftersales.storage.tool_calls import SqlToolCallRepository
 
 DATABASE_FAILURES = (Conflict, ServiceUnavailable)  # what the driver's exceptions leave a unit as (storage.errors)
 
 
-class UnitOfWork:
-    """A database transaction and the repositories that work inside it.
+class SqlUnitOfWork(UnitOfWork):
+    """A database transaction and the repositories that work inside it (the services' port, on SQLAlchemy).
 
     Driver exceptions raised inside the `with` block leave it translated (storage.errors): a refused write as
     `Conflict`, an unreachable database as `ServiceUnavailable`.
     """
 
     session: Session
-    tickets: TicketRepository
-    orders: OrderRepository
-    quotes: QuoteRepository
-    idempotency: IdempotencyRepository
-    tool_calls: ToolCallRepository
-    listings: ListingRepository
-    payouts: PayoutRepository
+    tickets: SqlTicketRepository
+    orders: SqlOrderRepository
+    quotes: SqlQuoteRepository
+    idempotency: SqlIdempotencyRepository
+    tool_calls: SqlToolCallRepository
+    listings: SqlListingRepository
+    payouts: SqlPayoutRepository
 
     def __init__(
         self, session_factory: sessionmaker[Session], write: bool = False, one_statement: bool = False
@@ -65,13 +67,13 @@ class UnitOfWork:
                 self.session.close()
                 self._end_span(error)
                 raise
-        self.tickets = TicketRepository(self.session)
-        self.orders = OrderRepository(self.session)
-        self.quotes = QuoteRepository(self.session)
-        self.idempotency = IdempotencyRepository(self.session)
-        self.tool_calls = ToolCallRepository(self.session)
-        self.listings = ListingRepository(self.session)
-        self.payouts = PayoutRepository(self.session)
+        self.tickets = SqlTicketRepository(self.session)
+        self.orders = SqlOrderRepository(self.session)
+        self.quotes = SqlQuoteRepository(self.session)
+        self.idempotency = SqlIdempotencyRepository(self.session)
+        self.tool_calls = SqlToolCallRepository(self.session)
+        self.listings = SqlListingRepository(self.session)
+        self.payouts = SqlPayoutRepository(self.session)
         return self
 
     def __exit__(

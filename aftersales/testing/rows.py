@@ -4,9 +4,10 @@ import re
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import DateTime, Engine
+from sqlalchemy import Engine
 
 from aftersales.clock import as_utc
+from aftersales.storage.base import UtcDateTime
 from aftersales.worlds.storage.rows import business_tables
 
 RELATIVE = re.compile(r"^day([+-]\d+)T(\d{2}):(\d{2}):(\d{2})Z$")
@@ -17,7 +18,7 @@ def insert_rows(engine: Engine, rows: dict[str, list[dict[str, Any]]], anchor: d
     with engine.begin() as connection:
         for name, table in business_tables().items():
             if rows.get(name):
-                dates = {column.name for column in table.columns if isinstance(column.type, DateTime)}
+                dates = {column.name for column in table.columns if isinstance(column.type, UtcDateTime)}
                 values = [{k: _date(v, anchor) if k in dates else v for k, v in row.items()} for row in rows[name]]
                 connection.execute(table.insert(), values)
 

@@ -18,7 +18,7 @@ from aftersales.durations import describe_duration
 from aftersales.security import tokens
 from aftersales.settings import Settings
 from aftersales.storage.database import make_engine
-from aftersales.storage.unit_of_work import UnitOfWork
+from aftersales.storage.unit_of_work import SqlUnitOfWork
 from aftersales.worlds import bounds, context, templates
 from aftersales.worlds.engines import WorldEngines
 from aftersales.worlds.errors import UnknownWorld, WorldLimitReached, WorldRequestError
@@ -240,9 +240,9 @@ class Worlds:
         entry = turn(world.id, iso_exact(world.clock.now(wall)), iso_exact(wall), speaker, text, **facts)
         return trace_store.append_turn(self.engines.engine(world.location), entry, wall)
 
-    def unit_of_work(self, world_id: str, write: bool = False) -> UnitOfWork:
+    def unit_of_work(self, world_id: str, write: bool = False) -> SqlUnitOfWork:
         """A unit of work on the world's database."""
-        return UnitOfWork(self.engines.sessions(self.get(world_id).location), write=write)
+        return SqlUnitOfWork(self.engines.sessions(self.get(world_id).location), write=write)
 
     def expire(self) -> list[str]:
         """Drop worlds unused for AFTERSALES_WORLDS_IDLE_TTL or past their lease, and creations that never finished."""

@@ -23,7 +23,7 @@ from aftersales.services.creation import Decisions, may_ask, preflight
 from aftersales.services.quotes import estimate_refund
 from aftersales.services.tickets import query_ticket
 from aftersales.storage.models import IdempotencyRecord, Ticket, TicketSequence
-from aftersales.storage.repositories import TicketRepository
+from aftersales.storage.repositories import SqlTicketRepository
 from tests.support.clients import ALICE, BOB
 from tests.support.creation import POLICY, create, ticket_request
 from tests.support.database import count_rows
@@ -117,8 +117,10 @@ def test_a_created_ticket_answers_with_the_view_a_query_reads_back_without_readi
     app, stories, monkeypatch
 ):
     reads: list[str] = []
-    real_view = TicketRepository.view
-    monkeypatch.setattr(TicketRepository, "view", lambda self, *args: reads.append(args[0]) or real_view(self, *args))
+    real_view = SqlTicketRepository.view
+    monkeypatch.setattr(
+        SqlTicketRepository, "view", lambda self, *args: reads.append(args[0]) or real_view(self, *args)
+    )
     created = [
         create(app, ticket_request(stories["cheap_tshirts_in_window"]["order_id"])),  # confirmed: three events
         create(

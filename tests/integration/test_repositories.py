@@ -1,10 +1,12 @@
 """Repositories and the unit of work on a real database."""
 
 from dataclasses import replace
+from datetime import UTC
 
 import pytest
 
-from aftersales.storage.models import Customer
+from aftersales.domain.lookups import CustomerKey
+from aftersales.storage.models import Customer, Ticket
 from tests.support.database import count_rows
 
 
@@ -29,6 +31,22 @@ def test_an_order_line_is_found_by_order_and_line_number(app, stories):
         assert line is not None and (line.sku, line.returnable, line.committed_quantity) == ("LAP-001", True, 0)
         assert uow.orders.line_facts(order_id, 2).line_no is None
         assert uow.orders.line_facts("O-2026-999999", 1) is None
+
+
+def test_every_time_read_back_from_storage_is_aware_utc(app, stories):
+    story = stories["ticket_awaiting_return"]
+    with app.uow() as uow:
+        found = uow.tickets.view(story["ticket_id"], 10)
+        assert found is not None
+        times = [found.details.created_at, found.details.updated_at, *(e.occurred_at for e in found.events)]
+        times += [e.occurred_at for e in uow.tickets.timeline(story["ticket_id"], 10)[0]]  # the driver's cursor
+        times.append(uow.orders.line_facts(story["order_id"], 1).delivered_at)
+        key = CustomerKey("customer_id", story["customer_id"], story["customer_id"])
+        times += [order.placed_at for order in uow.listings.orders_of(key, None, 5)]  # a Core select
+        times += [ticket.created_at for ticket in uow.listings.tickets_of(key, None, 5)]
+        times.append(uow.session.get(Ticket, story["ticket_id"]).updated_at)  # the ORM
+    # SQLite hands every one of them back without a zone, PostgreSQL in the session's: storage makes them UTC.
+    assert len(times) > 8 and all(moment.tzinfo is UTC for moment in times)
 
 
 def new_customer(uow, customer_id: str, email: str) -> Customer:

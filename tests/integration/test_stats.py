@@ -2,18 +2,19 @@
 
 import json
 import random
-from collections import defaultdict
 from datetime import UTC, datetime, timedelta
 
 from freezegun import freeze_time
 from sqlalchemy import event, insert
 
 from aftersales.cli.main import main
-from aftersales.domain.calls import FAILED, REPEAT_WINDOW, percentile
+from aftersales.domain.calls import REPEAT_WINDOW
+from aftersales.seeding.generator import World
 from aftersales.services.stats import ToolStats, tool_stats
 from aftersales.storage.audit import CallRecord, row_of
 from aftersales.storage.models import ToolCall
 from tests.support.audit import call_record
+from tests.support.fakes import FakeDatabase, FakeUnitOfWork
 
 SINCE = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)
 QUERY, ESTIMATE = "after_sales_query_ticket", "after_sales_estimate_refund"
@@ -60,38 +61,10 @@ def test_stats_count_repeats_per_caller_and_tool_within_five_minutes_and_take_ne
 
 
 def reference(records: list[CallRecord], since: datetime) -> list[ToolStats]:
-    """The figures worked out record by record in Python, as `aftersales stats` did before it moved to SQL."""
-    by_tool: dict[str, list[CallRecord]] = defaultdict(list)
-    for record in sorted(records, key=lambda r: r.called_at):  # stable: equal times keep their insertion order
-        if record.called_at >= since:
-            by_tool[record.tool].append(record)
-    figures = []
-    for tool, calls in sorted(by_tool.items()):
-        last_failure: dict[str, datetime] = {}
-        repeats = 0
-        for c in calls:
-            before = last_failure.pop(c.caller, None)
-            repeats += before is not None and c.called_at - before <= REPEAT_WINDOW
-            if c.outcome in FAILED:
-                last_failure[c.caller] = c.called_at
-        n = len(calls)
-        resumed, replays = sum(c.input_round > 1 for c in calls), sum(c.replayed for c in calls)
-        latencies = [c.latency_ms for c in calls]
-        figures.append(
-            ToolStats(
-                tool,
-                n,
-                round(sum(c.arguments_valid for c in calls) / n, 4),
-                round(sum(c.outcome in FAILED for c in calls) / n, 4),
-                round((resumed + replays + repeats) / n, 4),
-                resumed,
-                replays,
-                repeats,
-                round(percentile(latencies, 0.5), 3),
-                round(percentile(latencies, 0.95), 3),
-            )
-        )
-    return figures
+    """The figures worked out record by record in Python, by the fake unit of work's audit (tests/support/fakes.py)."""
+    database = FakeDatabase(World(anchor=since), since)
+    database.tables.rows["tool_calls"] = [row_of(record) for record in records]
+    return tool_stats(FakeUnitOfWork(database), since)
 
 
 def test_stats_from_sql_match_the_figures_worked_out_call_by_call(app):

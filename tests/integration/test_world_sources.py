@@ -12,7 +12,7 @@ from aftersales.services.quotes import estimate_refund, quote_for_use
 from aftersales.storage import migrate
 from aftersales.storage.database import make_engine, make_session_factory
 from aftersales.storage.models import Customer, Order, Quote
-from aftersales.storage.unit_of_work import UnitOfWork
+from aftersales.storage.unit_of_work import SqlUnitOfWork
 from aftersales.worlds.errors import WorldBusy, WorldRequestError
 from aftersales.worlds.model import Place
 from aftersales.worlds.storage import postgres
@@ -52,7 +52,7 @@ def test_a_copy_made_without_a_dataset_day_moves_each_quotes_expiry_with_its_cre
     migrate.upgrade(generated)
     loader.load(generated, baseline, made_on)
     order = stories["headphones_in_window_qty3"]["order_id"]
-    uow = UnitOfWork(make_session_factory(generated), write=True)
+    uow = SqlUnitOfWork(make_session_factory(generated), write=True)
     quote = estimate_refund(uow, AGENT, order, 1, 1, ReasonCode.DEFECTIVE, made_on, POLICY.quote_ttl)
     generated.dispose()
     source = empty_url.removeprefix("sqlite:///") if empty_url.startswith("sqlite") else empty_url

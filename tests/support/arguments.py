@@ -106,6 +106,11 @@ def _candidates(rules: Mapping[str, Any], example: Any) -> Iterator[tuple[str, A
         yield "minLength", "x" * (rules["minLength"] - 1)
     if "maxLength" in rules:
         yield "maxLength", "x" * (rules["maxLength"] + 1)
-    wrong = {"string": [12, True], "integer": [True, "1", 1.5], "number": [True, "1"], "boolean": [1, "true"]}
+    wrong: dict[str, list[object]] = {
+        "string": [12, True],
+        "integer": [True, "1", 1.5],
+        "number": [True, "1"],
+        "boolean": [1, "true"],
+    }
     kind = rules.get("type")
     yield from (("type", value) for value in [*(wrong.get(kind, []) if isinstance(kind, str) else []), None, [], {}])

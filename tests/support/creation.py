@@ -11,7 +11,8 @@ from aftersales.domain.callers import Caller
 from aftersales.domain.creation import TicketRequest
 from aftersales.domain.enums import ReasonCode, RefundMethod, TicketKind
 from aftersales.mcp.tools.create_ticket import creation_policy
-from aftersales.services.creation import CreateResult, Decisions, create_ticket
+from aftersales.services.creation import Decisions, create_ticket
+from aftersales.services.views import CreateResult
 from aftersales.settings import Settings
 from tests.support.clients import ALICE
 

@@ -11,7 +11,7 @@ from sqlalchemy import Engine, func, inspect, select, text
 from aftersales.app import App
 from aftersales.storage.database import make_engine
 from aftersales.storage.models import Base, Ticket
-from aftersales.storage.unit_of_work import UnitOfWork
+from aftersales.storage.unit_of_work import SqlUnitOfWork
 
 
 @contextmanager
@@ -84,7 +84,7 @@ def changes(before: Rows, after: Rows) -> dict[str, TableChange]:
     return found
 
 
-class RolledBack(UnitOfWork):
+class RolledBack(SqlUnitOfWork):
     """A unit of work whose commit only flushes: a use case runs every statement and constraint, then leaves nothing."""
 
     def __init__(self, app: App, write: bool = True) -> None:

@@ -1,20 +1,23 @@
 """Scripted people for elicitation tests: they answer forms the way a test says, and remember what they saw."""
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from mcp_types import ElicitRequestFormParams, ElicitResult
+
+Action = Literal["accept", "decline", "cancel"]  # what a person does with a form (ElicitResult.action)
+Content = dict[str, str | int | float | bool | list[str] | None]  # what an accepted form sends (ElicitResult.content)
 
 
 @dataclass
 class Person:
     """An elicitation callback: accepts, declines or cancels, choosing a method and a confirmation."""
 
-    action: str = "accept"
+    action: Action = "accept"
     method: str = "store_credit"
     confirm: bool = True
     # The content sent as is for a form, by the field the form asks (a mistyped answer, say), instead of the above.
-    typed: dict[str, dict[str, Any]] = field(default_factory=dict)
+    typed: dict[str, Content] = field(default_factory=dict)
     seen: list[ElicitRequestFormParams] = field(default_factory=list)
 
     async def __call__(self, _context: Any, params: ElicitRequestFormParams) -> ElicitResult:
@@ -25,7 +28,7 @@ class Person:
         asked = next(iter(fields))
         if asked in self.typed:
             return ElicitResult(action="accept", content=self.typed[asked])
-        content = {"refund_method": self.method} if "refund_method" in fields else {"confirm": self.confirm}
+        content: Content = {"refund_method": self.method} if "refund_method" in fields else {"confirm": self.confirm}
         return ElicitResult(action="accept", content=content)
 
     @property
@@ -39,7 +42,7 @@ def answers_for(input_requests: dict[str, Any], method: str = "store_credit", co
     responses = {}
     for key, request in input_requests.items():
         fields = request.params.requested_schema["properties"]
-        content = {"refund_method": method} if "refund_method" in fields else {"confirm": confirm}
+        content: Content = {"refund_method": method} if "refund_method" in fields else {"confirm": confirm}
         responses[key] = ElicitResult(action="accept", content=content)
     return responses
 

@@ -2,14 +2,13 @@
 
 from typing import Any
 
-from aftersales.clock import as_utc
 from aftersales.domain.lookups import CustomerKey, TicketScope
 from aftersales.domain.paging import Position
-from aftersales.storage.listings import LineName, OrderRow
-from aftersales.storage.repositories import TicketDetails
+from aftersales.services.ports.repositories import ListingRepository
+from aftersales.services.ports.rows import LineName, OrderRow, TicketDetails
 
 
-class FakeListings:
+class FakeListings(ListingRepository):
     """ListingRepository over the tables."""
 
     def __init__(self, rows: dict[str, list[dict[str, Any]]]) -> None:
@@ -36,16 +35,16 @@ class FakeListings:
         details = []
         for t in newest_first(tickets, "created_at", after, limit):
             sku = lines[(t["order_id"], t["line_no"])]
-            fields = {k: t.get(k) for k in TicketDetails._fields if k not in ("sku", "name")}
+            fields: dict[str, Any] = {k: t.get(k) for k in TicketDetails._fields if k not in ("sku", "name")}
             details.append(TicketDetails(**fields, sku=sku, name=names[sku]))
         return details
 
 
 def newest_first(rows: list[dict[str, Any]], at: str, after: Position | None, limit: int) -> list[dict[str, Any]]:
     """Rows after `after` in (time, id) descending order, one more than the page holds."""
-    ordered = sorted(rows, key=lambda row: (as_utc(row[at]), row["id"]), reverse=True)
+    ordered = sorted(rows, key=lambda row: (row[at], row["id"]), reverse=True)
     if after is not None:
-        ordered = [row for row in ordered if (as_utc(row[at]), row["id"]) < (after.at, after.id)]
+        ordered = [row for row in ordered if (row[at], row["id"]) < (after.at, after.id)]
     return ordered[: limit + 1]
 
 

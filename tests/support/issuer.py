@@ -133,7 +133,7 @@ def hmac_with_public_key(claims: dict[str, Any], key: SigningKey) -> str:
     return hmac_signed(claims, key.kid, pem_of(key.private.public_key()))
 
 
-def pem_of(public: Any) -> bytes:
+def pem_of(public: ec.EllipticCurvePublicKey | rsa.RSAPublicKey) -> bytes:
     """A public key as the PEM an attacker would try as an HMAC secret."""
     return public.public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
 

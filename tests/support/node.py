@@ -74,4 +74,5 @@ def run_script(script: str, given: dict[str, Any], token: str, timeout: float = 
     )
     if completed.returncode != 0:
         raise AssertionError(f"{script} exited {completed.returncode}: {completed.stdout[-2000:]}{completed.stderr}")
-    return json.loads(completed.stdout)
+    answer: dict[str, Any] = json.loads(completed.stdout)
+    return answer

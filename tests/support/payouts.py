@@ -20,13 +20,14 @@ from aftersales.testing import payout_page
 from aftersales.web.app import create_web_app
 from tests.support.apps import settings_for
 from tests.support.clients import SUPPORT_BOT
+from tests.support.elicitation import Action
 from tests.support.ports import free_port
 from tests.support.web import serving
 from tests.support.worlds import ticket_request
 
 ACCOUNT = "GB82 WEST 1234 5698 7654 32"  # a valid IBAN, searched for wherever the flow leaves a trace
 CARD = "6217 0031 8840 2754"  # a valid mainland bank card number (its Luhn digit is right)
-COD_ARGUMENTS = {
+COD_ARGUMENTS: dict[str, Any] = {
     "line_no": 1,
     "kind": "refund_only",
     "reason_code": "no_longer_needed",
@@ -78,7 +79,7 @@ class PagePerson:
     """An elicitation callback: chooses bank_transfer (and confirms) in forms, fills in (or closes) the account page."""
 
     http: httpx2.AsyncClient
-    action: str = "accept"
+    action: Action = "accept"
     account: str = ACCOUNT
     urls: list[str] = field(default_factory=list)
     pages: list[payout_page.PageAnswer] = field(default_factory=list)

@@ -90,9 +90,12 @@ class Limited:
 
         ctx: Any = SimpleNamespace(method=method, params=params)
         if caller is None:
-            return await self.limiter(ctx, call_next)
-        with acting_as(caller):
-            return await self.limiter(ctx, call_next)
+            result = await self.limiter(ctx, call_next)
+        else:
+            with acting_as(caller):
+                result = await self.limiter(ctx, call_next)
+        assert isinstance(result, dict)  # the next handler's answer, or the limiter's refusal: both plain results
+        return result
 
     async def calls(self, caller: Caller | None, tool: str, count: int) -> list[bool]:
         """Send `count` calls at this moment; whether each was served."""
@@ -105,4 +108,4 @@ class Limited:
 def retry_after(result: dict[str, Any]) -> float:
     """The seconds a refusal tells the caller to wait."""
     assert result["isError"] is True
-    return result["_meta"]["aftersales/retryAfterSeconds"]
+    return float(result["_meta"]["aftersales/retryAfterSeconds"])

@@ -153,7 +153,8 @@ def a_run(folder: Path, hashes: dict[str, str] | None = None, failing: set[str] 
             scored = replace(scored, world_hash=hashes[task.id])
         if failing and task.id in failing:
             scored = replace(scored, outcome=["tickets: no added row matches"])
-        fields = {"exit_code": 0, "timed_out": False, "answer": ""} | fields
+        defaults: dict[str, Any] = {"exit_code": 0, "timed_out": False, "answer": ""}
+        fields = defaults | fields
         stderr = tail(fields.pop("stderr", ""))
         results.append(
             TrialResult(

@@ -25,9 +25,9 @@ class Switchable(TracerProvider):
     def __init__(self) -> None:
         self.target: TracerProvider = NoOpTracerProvider()
 
-    def get_tracer(self, name: str, *args: Any, **kwargs: Any) -> Tracer:
+    def get_tracer(self, instrumenting_module_name: str, *args: Any, **kwargs: Any) -> Tracer:
         """A tracer that asks `target` for the real one at each span."""
-        return _Forwarding(self, name, args, kwargs)
+        return _Forwarding(self, instrumenting_module_name, args, kwargs)
 
 
 class _Forwarding(Tracer):

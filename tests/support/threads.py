@@ -10,7 +10,8 @@ JOIN_TIMEOUT = 60  # seconds for all the threads together
 
 def run_concurrently(count: int, work: Callable[[int], Any]) -> list[Any]:
     """Start `count` threads at once, each calling `work(index)`; return each result or the exception it raised."""
-    barrier, results = threading.Barrier(count), [None] * count
+    barrier = threading.Barrier(count)
+    results: list[Any] = [None] * count
 
     def run(index: int) -> None:
         barrier.wait()

@@ -1,5 +1,8 @@
 """Rules for opening tickets, without a database."""
 
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+
 import pytest
 
 from aftersales.domain.creation import (
@@ -10,8 +13,10 @@ from aftersales.domain.creation import (
     differing_fields,
     needs_review,
 )
-from aftersales.domain.enums import RefundMethod, TicketKind
+from aftersales.domain.enums import ReasonCode, RefundMethod, TicketKind
 from aftersales.domain.errors import RuleViolation
+from aftersales.domain.quotes import Quote
+from aftersales.domain.refunds import NO_REFUND
 from tests.support.creation import ticket_request
 
 BOTH = [RefundMethod.ORIGINAL_PAYMENT, RefundMethod.STORE_CREDIT]
@@ -42,10 +47,11 @@ def test_a_method_the_order_cannot_refund_to_is_refused_with_the_options():
 
 
 def test_a_quote_for_another_quantity_or_reason_does_not_match_and_says_which():
-    quote = {"order_id": "O-2026-000001", "line_no": 1, "quantity": 2, "reason_code": "damaged"}
+    at = datetime(2026, 11, 30, 10, tzinfo=UTC)
+    quote = Quote("q", "alice", "O-2026-000001", 1, 2, ReasonCode.DAMAGED, "EUR", NO_REFUND, at, at + timedelta(1))
     with pytest.raises(RuleViolation, match="quantity: quote 2, request 1; reason_code: quote 'damaged'"):
         check_quote(quote, ticket_request(quote_id="q"))
-    check_quote(quote | {"quantity": 1, "reason_code": "defective"}, ticket_request(quote_id="q"))
+    check_quote(replace(quote, quantity=1, reason=ReasonCode.DEFECTIVE), ticket_request(quote_id="q"))
 
 
 def test_an_open_ticket_on_the_line_is_named_with_the_tool_to_use():

@@ -12,6 +12,8 @@ from aftersales.clock import now
 from aftersales.domain.creation import TicketRequest
 from aftersales.domain.enums import ReasonCode, RefundMethod, TicketKind
 from aftersales.domain.errors import HandleExpired, InputNeeded, NotFound, Retryable, RuleViolation
+from aftersales.security.payout_keys import AccountCipher
+from aftersales.services import payouts
 from aftersales.services.creation import Decisions, create_ticket, preflight
 from aftersales.services.quotes import estimate_refund, quote_for_use
 from aftersales.services.tickets import query_ticket
@@ -19,6 +21,7 @@ from tests.support.clients import ALICE, BOB
 from tests.support.creation import CONFIRMED, POLICY, ticket_request
 from tests.support.estimates import ESTIMATES, FIELDS
 from tests.support.fakes import FakeDatabase, FakeUnitOfWork
+from tests.support.payouts import ACCOUNT
 
 
 @pytest.fixture
@@ -247,3 +250,22 @@ def test_an_unknown_order_and_a_missing_line_say_what_to_check(database, stories
         estimate(database, "O-2026-999999")
     with pytest.raises(NotFound, match=r"has no line 4\. Its lines are: line 1: Lenovo ThinkPad"):
         estimate(database, stories["vip_laptop_recent"]["order_id"], line_no=4)
+
+
+def test_a_bank_transfer_refund_is_created_once_its_page_took_the_account_and_spends_the_page(database, stories):
+    request = ticket_request(
+        stories["cod_tshirts_in_window"]["order_id"],
+        kind=TicketKind.REFUND_ONLY,
+        reason=ReasonCode.NO_LONGER_NEEDED,
+        refund_method=RefundMethod.BANK_TRANSFER,
+    )
+    tokens: list[str] = []
+    payouts.open_page(FakeUnitOfWork(database), ALICE, request, None, now(), timedelta(minutes=30), tokens.append)
+    cipher = AccountCipher(["k" * 40])
+    _, payout = payouts.submit_account(FakeUnitOfWork(database), tokens[0], "Wei Zhang", ACCOUNT, "HSBC", now(), cipher)
+    checked = preflight(FakeUnitOfWork(database), ALICE, request, now(), POLICY)
+    assert checked.payout is not None and checked.payout.status == "submitted"
+    result = create(database, request, decisions=Decisions(payout=checked.payout.payout))
+    assert result.outcome == "created" and payout.account_mask in result.next_step
+    with pytest.raises(payouts.PageGone, match="used"):
+        payouts.page_for(FakeUnitOfWork(database), tokens[0], now())

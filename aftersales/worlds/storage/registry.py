@@ -8,7 +8,6 @@ from typing import Any
 from sqlalchemy import Connection, Engine, delete, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
-from aftersales.clock import as_utc
 from aftersales.storage.database import WRITE
 from aftersales.worlds.errors import UnknownWorld, WorldRequestError
 from aftersales.worlds.model import Place, World, WorldClock
@@ -37,28 +36,27 @@ def _row(world: World) -> dict[str, Any]:
 
 
 def _world(row: Any) -> World:
-    at = as_utc(row.clock_at) if row.clock_at is not None else None
     return World(
         id=row.id,
         state=row.state,
-        created_at=as_utc(row.created_at),
-        last_used_at=as_utc(row.last_used_at),
+        created_at=row.created_at,
+        last_used_at=row.last_used_at,
         source_kind=row.source_kind,
         source=row.source,
         location=Place.parse(row.location),
         origin=Place.parse(row.origin),
         origin_owned=bool(row.origin_owned),
-        anchor_day=as_utc(row.anchor_day),
-        clock=WorldClock(row.clock_mode, at, timedelta(microseconds=row.clock_offset_us)),
+        anchor_day=row.anchor_day,
+        clock=WorldClock(row.clock_mode, row.clock_at, timedelta(microseconds=row.clock_offset_us)),
         start_mode=row.start_mode,
-        start_at=as_utc(row.start_at),
+        start_at=row.start_at,
         deterministic=bool(row.deterministic),
         seed=int(row.seed),
         id_counter=int(row.id_counter),
         id_counter_start=int(row.id_counter_start),
         incarnation=row.incarnation,
         tool_descriptions=row.tool_descriptions,
-        expires_at=as_utc(row.expires_at) if row.expires_at is not None else None,
+        expires_at=row.expires_at,
     )
 
 

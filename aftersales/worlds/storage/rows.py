@@ -5,8 +5,9 @@ from dataclasses import dataclass
 from hashlib import sha256
 from typing import Any
 
-from sqlalchemy import Connection, DateTime, Engine, Table, select, text
+from sqlalchemy import Connection, Engine, Table, select, text
 
+from aftersales.storage.base import UtcDateTime
 from aftersales.storage.models import Base
 from aftersales.worlds.storage import changes
 
@@ -95,7 +96,7 @@ def shift_dates(engine: Engine, days: int) -> None:
     with engine.begin() as connection:
         sqlite = connection.dialect.name == "sqlite"
         for table in business_tables().values():
-            names = [column.name for column in table.columns if isinstance(column.type, DateTime)]
+            names = [column.name for column in table.columns if isinstance(column.type, UtcDateTime)]
             if not names:
                 continue
             # One UPDATE moves all of a row's times at once: column by column, a CHECK between two of them
