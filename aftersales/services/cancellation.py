@@ -6,21 +6,17 @@ racing another cancel or any other status change never closes a ticket twice or 
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Literal
 
 from aftersales.domain.callers import Caller
 from aftersales.domain.cancellation import CancelRequest, check_cancellable
 from aftersales.domain.enums import EventType, TicketStatus
 from aftersales.domain.errors import Retryable
-from aftersales.domain.tickets import TimelineEntry, customer_words
+from aftersales.domain.tickets import Confirmation, TimelineEntry, customer_words
 from aftersales.services.idempotency import CANCELLATION
 from aftersales.services.tickets import ticket_view
 from aftersales.services.views import CancelResult, TicketView
 from aftersales.storage.errors import Conflict
 from aftersales.storage.unit_of_work import UnitOfWork
-
-# Who confirmed, for the timeline: the person in a form, or the host when its client cannot show forms.
-Confirmation = Literal["person", "host"]
 
 
 @dataclass(frozen=True)

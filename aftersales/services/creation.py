@@ -18,7 +18,7 @@ from aftersales.domain.errors import Retryable
 from aftersales.domain.money import format_money
 from aftersales.domain.policy import Thresholds
 from aftersales.domain.refunds import NO_REFUND, Breakdown, compute_refund
-from aftersales.domain.tickets import NewTicket, TimelineEntry, customer_words
+from aftersales.domain.tickets import Confirmation, NewTicket, TimelineEntry, customer_words
 from aftersales.services import idempotency
 from aftersales.services.lines import line_context
 from aftersales.services.payouts import CallPayout, Payout, call_payout
@@ -68,8 +68,8 @@ class Assessment:
         )
 
     @property
-    def confirmed_before(self) -> str | None:
-        """How the refund was confirmed before this call's bank-account page opened ("person" or "host")."""
+    def confirmed_before(self) -> Confirmation | None:
+        """How the refund was confirmed before this call's bank-account page opened."""
         return self.payout.confirmation if self.payout is not None else None
 
 
@@ -78,7 +78,7 @@ class Decisions:
     """What the person decided mid-call: the refund method, and how the amount was confirmed."""
 
     method: RefundMethod | None = None
-    confirmation: str | None = None  # "person" or "host", for the timeline
+    confirmation: Confirmation | None = None
     payout: Payout | None = None  # the account a bank transfer goes to, as the ticket may know it
 
 

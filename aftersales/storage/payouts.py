@@ -8,6 +8,7 @@ from sqlalchemy import CursorResult, insert, select, update
 from sqlalchemy.orm import Session
 
 from aftersales.clock import as_utc
+from aftersales.domain.tickets import Confirmation
 from aftersales.storage.base import table_of
 from aftersales.storage.payout_rows import PayoutRequest
 
@@ -22,7 +23,7 @@ class PayoutRow:
     arguments: str
     order_id: str
     line_no: int
-    confirmation: str | None
+    confirmation: Confirmation | None  # the column's CHECK admits only these
     status: str
     expires_at: datetime
     reference: str | None
