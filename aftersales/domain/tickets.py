@@ -1,13 +1,18 @@
-"""A ticket's number, and a new ticket with its timeline as creation hands it to storage."""
+"""A ticket's number, who confirmed a change, and a new ticket with its timeline as creation hands it to storage."""
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Literal, get_args
 
 from aftersales.domain.enums import Channel, EventType, ReasonCode, RefundMethod, TicketKind, TicketStatus
 from aftersales.domain.refunds import Breakdown
 
 TICKET_NUMBER_PATTERN = r"^T-\d{4}-\d{4,}$"
 WORDS_IN_TIMELINE = 120  # characters of the customer's words a timeline note quotes
+# Who confirmed a refund or a cancellation, for the timeline: the person in a form, or the host application when its
+# client cannot show forms (it confirmed with the customer before calling).
+Confirmation = Literal["person", "host"]
+CONFIRMATIONS: tuple[Confirmation, ...] = get_args(Confirmation)
 
 
 def ticket_number(year: int, sequence: int) -> str:

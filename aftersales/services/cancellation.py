@@ -4,25 +4,19 @@ A cancellation is a compare-and-set of the ticket's status inside the transactio
 racing another cancel or any other status change never closes a ticket twice or writes two cancellation events.
 """
 
-import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Literal
 
 from aftersales.domain.callers import Caller
 from aftersales.domain.cancellation import CancelRequest, check_cancellable
 from aftersales.domain.enums import EventType, TicketStatus
-from aftersales.domain.errors import AfterSalesError, Retryable
-from aftersales.domain.tickets import TimelineEntry, customer_words
+from aftersales.domain.errors import Retryable
+from aftersales.domain.tickets import Confirmation, TimelineEntry, customer_words
 from aftersales.services.idempotency import CANCELLATION
 from aftersales.services.ports.rows import Conflict
 from aftersales.services.ports.unit_of_work import UnitOfWork
 from aftersales.services.tickets import ticket_view
 from aftersales.services.views import CancelResult, TicketView
-
-log = logging.getLogger(__name__)
-# Who confirmed, for the timeline: the person in a form, or the host when its client cannot show forms.
-Confirmation = Literal["person", "host"]
 
 
 @dataclass(frozen=True)
@@ -33,8 +27,8 @@ class CancelAssessment:
     ticket: TicketView | None = None
 
 
-class _Moved(Exception):
-    """The ticket's status changed between reading it and cancelling it (another transaction got there first)."""
+class _Moved(Conflict):
+    """The ticket's status changed between reading it and cancelling it: another transaction got there first."""
 
 
 def preflight(uow: UnitOfWork, caller: Caller, request: CancelRequest, now: datetime) -> CancelAssessment:
@@ -47,20 +41,17 @@ def assess(
     uow: UnitOfWork, caller: Caller, request: CancelRequest, now: datetime, key_claimed: bool = False
 ) -> CancelAssessment:
     """The ticket, if its stage allows cancelling; a broken rule is raised, a used key replays."""
-    if not key_claimed and (replay := CANCELLATION.find(uow, caller, request, now)) is not None:
-        return CancelAssessment(replay=replay)
-    try:
-        ticket = ticket_view(uow, request.ticket_id)
-        check_cancellable(ticket.ticket_id, ticket.kind, ticket.status)
-        return CancelAssessment(ticket=ticket)
-    except AfterSalesError:
-        if not key_claimed:
-            # Read committed: a same-key call may have cancelled the ticket between our key lookup and the rule that
-            # failed. Its record then answers for us.
-            late = CANCELLATION.find(uow, caller, request, now)
-            if late is not None:
-                return CancelAssessment(replay=late)
-        raise
+    # A used key's replay becomes CancelAssessment(replay).
+    return CANCELLATION.assess(
+        uow, caller, request, now, lambda: _cancellable(uow, request), CancelAssessment, key_claimed
+    )
+
+
+def _cancellable(uow: UnitOfWork, request: CancelRequest) -> CancelAssessment:
+    """The ticket to cancel, if its stage allows it."""
+    ticket = ticket_view(uow, request.ticket_id)
+    check_cancellable(ticket.ticket_id, ticket.kind, ticket.status)
+    return CancelAssessment(ticket=ticket)
 
 
 def cancel_ticket(
@@ -72,28 +63,26 @@ def cancel_ticket(
     idempotency_ttl: timedelta,
 ) -> CancelResult:
     """Cancel the ticket and store the key's result in one transaction; replay or refuse as the rules say."""
-    try:
-        with uow:
-            replay = CANCELLATION.claim(uow, caller, request, now, idempotency_ttl)
-            if replay is not None:
-                return replay
-            ticket = assess(uow, caller, request, now, key_claimed=True).ticket
-            assert ticket is not None  # assess raises unless the ticket can be cancelled
-            if not uow.tickets.move(ticket.ticket_id, ticket.status, TicketStatus.CANCELLED, now):
-                raise _Moved(ticket.ticket_id)
-            uow.tickets.record(ticket.ticket_id, _events(caller, request, confirmation, now))
-            result = cancelled(ticket_view(uow, ticket.ticket_id))
-            CANCELLATION.remember(uow, caller, request, result)
-            uow.commit()
-            return result
-    except (Conflict, _Moved):
-        # A concurrent call won the race for this key or this ticket; answer as if we had come second.
-        log.info("cancel_ticket lost a race for key %s; re-reading", request.idempotency_key)
-    with uow:
-        second = assess(uow, caller, request, now)
-    if second.replay is not None:
-        return second.replay
-    raise Retryable(
+
+    def write() -> CancelResult:
+        ticket = assess(uow, caller, request, now, key_claimed=True).ticket
+        assert ticket is not None  # assess raises unless the ticket can be cancelled
+        if not uow.tickets.move(ticket.ticket_id, ticket.status, TicketStatus.CANCELLED, now):
+            raise _Moved(ticket.ticket_id)
+        uow.tickets.record(ticket.ticket_id, _events(caller, request, confirmation, now))
+        result = cancelled(ticket_view(uow, ticket.ticket_id))
+        CANCELLATION.remember(uow, caller, request, result)
+        return result
+
+    def reassess() -> CancelAssessment:
+        return assess(uow, caller, request, now)
+
+    return CANCELLATION.write_once(uow, caller, request, now, idempotency_ttl, write, reassess, lambda: _raced(request))
+
+
+def _raced(request: CancelRequest) -> Retryable:
+    """The answer when a concurrent change to the ticket left nothing to replay and no rule broken."""
+    return Retryable(
         f"Ticket {request.ticket_id} changed at the same moment by another request.",
         "A ticket is cancelled only from the status it was checked in, so a change in between is never overwritten.",
         "Retry the same call (same idempotency_key) in 1 second.",

@@ -1,6 +1,5 @@
 """Opening tickets: assess a request without writing, then create it once, idempotently."""
 
-import logging
 import uuid
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
@@ -15,21 +14,19 @@ from aftersales.domain.creation import (
 )
 from aftersales.domain.eligibility import LineContext, allowed_refund_methods, check_ticket
 from aftersales.domain.enums import EventType, RefundMethod, TicketStatus
-from aftersales.domain.errors import AfterSalesError, Retryable
+from aftersales.domain.errors import Retryable
 from aftersales.domain.money import format_money
 from aftersales.domain.policy import Thresholds
 from aftersales.domain.refunds import NO_REFUND, Breakdown, compute_refund
-from aftersales.domain.tickets import NewTicket, TimelineEntry, customer_words
+from aftersales.domain.tickets import Confirmation, NewTicket, TimelineEntry, customer_words
 from aftersales.services import idempotency
 from aftersales.services.lines import line_context
 from aftersales.services.payouts import CallPayout, Payout, call_payout
-from aftersales.services.ports.rows import Conflict, TicketDetails
+from aftersales.services.ports.rows import TicketDetails
 from aftersales.services.ports.unit_of_work import UnitOfWork
 from aftersales.services.quotes import quote_for_use
 from aftersales.services.tickets import TIMELINE_LIMIT, view_of
 from aftersales.services.views import CreateResult
-
-log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -71,8 +68,8 @@ class Assessment:
         )
 
     @property
-    def confirmed_before(self) -> str | None:
-        """How the refund was confirmed before this call's bank-account page opened ("person" or "host")."""
+    def confirmed_before(self) -> Confirmation | None:
+        """How the refund was confirmed before this call's bank-account page opened."""
         return self.payout.confirmation if self.payout is not None else None
 
 
@@ -81,7 +78,7 @@ class Decisions:
     """What the person decided mid-call: the refund method, and how the amount was confirmed."""
 
     method: RefundMethod | None = None
-    confirmation: str | None = None  # "person" or "host", for the timeline
+    confirmation: Confirmation | None = None
     payout: Payout | None = None  # the account a bank transfer goes to, as the ticket may know it
 
 
@@ -111,18 +108,10 @@ def assess(
     key_claimed: bool = False,
 ) -> Assessment:
     """Check every rule and work out the amounts; a broken rule is raised, a used key replays."""
-    if not key_claimed and (replay := idempotency.CREATION.find(uow, caller, request, now)) is not None:
-        return Assessment(replay=replay)
-    try:
-        return _checked(uow, caller, request, now, policy)
-    except AfterSalesError:
-        if not key_claimed:
-            # Read committed: a same-key call may have committed between our key lookup and the rule that
-            # failed (its new open ticket, say). Its record then answers for us.
-            late = idempotency.CREATION.find(uow, caller, request, now)
-            if late is not None:
-                return Assessment(replay=late)
-        raise
+    # A used key's replay becomes Assessment(replay).
+    return idempotency.CREATION.assess(
+        uow, caller, request, now, lambda: _checked(uow, caller, request, now, policy), Assessment, key_claimed
+    )
 
 
 def _checked(
@@ -170,24 +159,22 @@ def create_ticket(
     the key's unique index, one open ticket per line (which also keeps the quantity from being double-counted),
     and the ticket counter.
     """
-    try:
-        with uow:
-            replay = idempotency.CREATION.claim(uow, caller, request, now, policy.idempotency_ttl)
-            if replay is not None:
-                return replay
-            if checked is None or not checked.actionable:
-                checked = assess(uow, caller, request, now, policy, key_claimed=True)
-            result = _insert(uow, caller, request, checked, decisions, now, policy)
-            uow.commit()
-            return result
-    except Conflict:
-        # A concurrent call won the race for this key or this order line; answer as if we had come second.
-        log.info("create_ticket lost a race for key %s; re-reading", request.idempotency_key)
-    with uow:
-        second = assess(uow, caller, request, now, policy)
-    if second.replay is not None:
-        return second.replay
-    raise Retryable(
+
+    def write() -> CreateResult:
+        assessed = checked
+        if assessed is None or not assessed.actionable:
+            assessed = assess(uow, caller, request, now, policy, key_claimed=True)
+        return _insert(uow, caller, request, assessed, decisions, now, policy)
+
+    def reassess() -> Assessment:
+        return assess(uow, caller, request, now, policy)
+
+    return idempotency.CREATION.write_once(uow, caller, request, now, policy.idempotency_ttl, write, reassess, _raced)
+
+
+def _raced() -> Retryable:
+    """The answer when a concurrent create on the line left nothing to replay and no rule broken."""
+    return Retryable(
         "Another request changed this order line at the same moment.",
         "Tickets are created one at a time per order line.",
         "Retry the same call (same idempotency_key) in 1 second.",

@@ -2,9 +2,12 @@
 
 A key is scoped to (caller, tool, key). Its record is inserted inside the writing transaction, before any rule is
 checked, under a unique constraint, so a concurrent call with the same key waits for the first and replays it.
-`CREATION` and `CANCELLATION` are the keys of after_sales_create_ticket and after_sales_cancel_ticket.
+`Keys.assess` and `Keys.write_once` are the one flow both write tools run: a used key replays, and a write that loses
+a race is answered as the second caller would be. `CREATION` and `CANCELLATION` are the keys of
+after_sales_create_ticket and after_sales_cancel_ticket.
 """
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -13,14 +16,26 @@ from typing import Any, Generic, Protocol, TypeVar
 from aftersales.domain.callers import Caller
 from aftersales.domain.calls import CANCEL_TICKET, CREATE_TICKET
 from aftersales.domain.creation import KeyRecord, differing_fields, idempotency_conflict
-from aftersales.domain.errors import Retryable
+from aftersales.domain.errors import AfterSalesError, Retryable
 from aftersales.services.housekeeping import Occasionally
-from aftersales.services.ports.rows import KeyResult
+from aftersales.services.ports.rows import Conflict, KeyResult
 from aftersales.services.ports.unit_of_work import UnitOfWork
 from aftersales.services.views import CancelResult, CreateResult
 
+log = logging.getLogger(__name__)
 PURGE = Occasionally()
 Result = TypeVar("Result", CreateResult, CancelResult)
+Assessed = TypeVar("Assessed")  # what a tool's rules make of a request (creation's Assessment, say)
+Replay = TypeVar("Replay", covariant=True)
+
+
+class Assessment(Protocol[Replay]):
+    """What a tool's rules made of a request: among the rest, the replay when its key had already answered."""
+
+    @property
+    def replay(self) -> Replay | None:
+        """The key's first result, replayed; None for a new request."""
+        ...
 
 
 class KeyedRequest(Protocol):
@@ -82,6 +97,66 @@ class Keys(Generic[Result]):
         # constraint instead of racing us through the rules. A broken rule rolls the claim back.
         uow.idempotency.claim(caller.id, self.tool, key, request.arguments(), now, now + ttl)
         return None
+
+    def assess(
+        self,
+        uow: UnitOfWork,
+        caller: Caller,
+        request: KeyedRequest,
+        now: datetime,
+        rules: Callable[[], Assessed],
+        replayed: Callable[[Result], Assessed],
+        key_claimed: bool = False,
+    ) -> Assessed:
+        """What `rules` make of the request (a broken rule is raised), or, for a used key, `replayed` of its replay."""
+        if not key_claimed and (replay := self.find(uow, caller, request, now)) is not None:
+            return replayed(replay)
+        try:
+            return rules()
+        except AfterSalesError:
+            if not key_claimed:
+                # Read committed: a same-key call may have committed between our key lookup and the rule that failed
+                # (its new open ticket, its cancellation). Its record then answers for us.
+                late = self.find(uow, caller, request, now)
+                if late is not None:
+                    return replayed(late)
+            raise
+
+    def write_once(
+        self,
+        uow: UnitOfWork,
+        caller: Caller,
+        request: KeyedRequest,
+        now: datetime,
+        ttl: timedelta,
+        write: Callable[[], Result],
+        reassess: Callable[[], Assessment[Result]],
+        raced: Callable[[], Retryable],
+    ) -> Result:
+        """Claim the key, `write` and commit in one transaction; a race lost to a concurrent call is answered again.
+
+        `write` checks the rules with the key claimed and stores the key's result with what it writes; it raises
+        `Conflict` when a constraint (or a compare-and-set) finds that another transaction got there first. Then
+        `reassess` looks at the request afresh, in a unit of work of its own: it answers with the winner's replay
+        if the winner had the same key, or raises a rule the request now breaks; if neither, the call is told to
+        retry (`raced`).
+        """
+        try:
+            with uow:
+                replay = self.claim(uow, caller, request, now, ttl)
+                if replay is not None:
+                    return replay
+                result = write()
+                uow.commit()
+                return result
+        except Conflict:
+            # A concurrent call won the race for this key or what it writes; answer as if we had come second.
+            log.info("%s lost a race for key %s; re-reading", self.tool, request.idempotency_key)
+        with uow:
+            second = reassess()
+        if second.replay is not None:
+            return second.replay
+        raise raced()
 
     def completion(self, caller: Caller, request: KeyedRequest, result: Result) -> KeyResult:
         """The key's record completed with `result`, for storage to write with the ticket it numbers."""

@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 from aftersales.domain.callers import Caller
 from aftersales.domain.creation import TicketRequest
 from aftersales.domain.payouts import PayoutAccount, checked_account
+from aftersales.domain.tickets import Confirmation
 from aftersales.ids import new_id
 from aftersales.security.payout_keys import AccountCipher
 from aftersales.services.ports.rows import PayoutRow
@@ -53,7 +54,7 @@ class CallPayout:
     """Where a call's page stands: pending, submitted (with the payout), expired or closed; how it was confirmed."""
 
     status: str
-    confirmation: str | None
+    confirmation: Confirmation | None
     payout: Payout | None = None
 
 
@@ -83,7 +84,7 @@ def open_page(
     uow: UnitOfWork,
     caller: Caller,
     request: TicketRequest,
-    confirmation: str | None,
+    confirmation: Confirmation | None,
     now: datetime,
     ttl: timedelta,
     link: Callable[[str], str],

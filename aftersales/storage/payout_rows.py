@@ -5,6 +5,7 @@ from datetime import datetime
 from sqlalchemy import Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
+from aftersales.domain.tickets import CONFIRMATIONS
 from aftersales.storage.base import Base, UtcDateTime, one_of
 
 PAYOUT_STATUSES = ("pending", "submitted", "used", "closed")
@@ -16,7 +17,7 @@ class PayoutRequest(Base):
     __tablename__ = "payout_requests"
     __table_args__ = (
         one_of("status", PAYOUT_STATUSES),
-        one_of("confirmation", ("person", "host"), nullable=True),
+        one_of("confirmation", CONFIRMATIONS, nullable=True),
         # One page per intended ticket: the caller's idempotency key, as the ticket itself is keyed.
         UniqueConstraint("caller", "idempotency_key"),
         UniqueConstraint("token_digest"),

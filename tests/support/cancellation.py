@@ -9,7 +9,8 @@ from aftersales.app import App
 from aftersales.clock import now
 from aftersales.domain.callers import Caller
 from aftersales.domain.cancellation import CancelRequest
-from aftersales.services.cancellation import Confirmation, cancel_ticket
+from aftersales.domain.tickets import Confirmation
+from aftersales.services.cancellation import cancel_ticket
 from aftersales.services.views import CancelResult
 from tests.support.clients import ALICE
 from tests.support.creation import POLICY

@@ -7,6 +7,7 @@ learn only that the account was received (masked, with a payout reference).
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Literal
 
 import anyio
 import anyio.to_thread
@@ -21,6 +22,7 @@ from aftersales.domain.calls import CREATE_TICKET
 from aftersales.domain.creation import TicketRequest
 from aftersales.domain.enums import RefundMethod
 from aftersales.domain.errors import AfterSalesError, InputNeeded
+from aftersales.domain.tickets import Confirmation
 from aftersales.mcp.caller import authorize
 from aftersales.mcp.forms import ConfirmForm, Form, can_open_urls
 from aftersales.mcp.url_questions import ACCOUNT_QUESTION, AccountNeeded, page_in_state
@@ -49,7 +51,9 @@ def chosen_method(checked: Assessment, method_answer: ElicitationResult[Form]) -
     return None
 
 
-def confirmation_of(checked: Assessment, answer: ElicitationResult[ConfirmForm], policy: CreationPolicy) -> str | None:
+def confirmation_of(
+    checked: Assessment, answer: ElicitationResult[ConfirmForm], policy: CreationPolicy
+) -> Confirmation | Literal["declined"] | None:
     """How the refund was confirmed before the page: earlier, in this call's form, left to the host, or not at all."""
     if checked.confirmed_before is not None or not checked.needs_confirmation(policy):
         return checked.confirmed_before
@@ -112,7 +116,7 @@ def account_resolver(
     return ask_account
 
 
-async def _open(app: App, request: TicketRequest, confirmation: str | None) -> PayoutPage:
+async def _open(app: App, request: TicketRequest, confirmation: Confirmation | None) -> PayoutPage:
     """A fresh page for the call, written on a worker thread."""
     caller = authorize(WRITE, CREATE_TICKET)
     ttl, link = app.settings.payout_page_ttl, page_link(app)
@@ -121,7 +125,9 @@ async def _open(app: App, request: TicketRequest, confirmation: str | None) -> P
     )
 
 
-async def _round(app: App, request: TicketRequest, confirmation: str | None, message: str, ctx: Context) -> AccountStep:
+async def _round(
+    app: App, request: TicketRequest, confirmation: Confirmation | None, message: str, ctx: Context
+) -> AccountStep:
     """2026-07-28: ask in an input_required round, or read the retry's answer and the page's state."""
     answer = (ctx.input_responses or {}).get(ACCOUNT_QUESTION)
     page = page_in_state(ctx.request_state)
@@ -141,7 +147,7 @@ async def _round(app: App, request: TicketRequest, confirmation: str | None, mes
 
 
 async def _mid_call(
-    app: App, request: TicketRequest, confirmation: str | None, message: str, ctx: Context
+    app: App, request: TicketRequest, confirmation: Confirmation | None, message: str, ctx: Context
 ) -> AccountStep:
     """2025-11-25: send the URL request mid-call, wait for the page, then notify the client it is complete."""
     opened = await _open(app, request, confirmation)

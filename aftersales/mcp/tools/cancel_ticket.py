@@ -13,13 +13,14 @@ from aftersales.domain.calls import CANCEL_TICKET
 from aftersales.domain.cancellation import CancelRequest, cancellable_stages, confirmation_message
 from aftersales.domain.enums import Channel
 from aftersales.domain.errors import AfterSalesError
+from aftersales.domain.tickets import Confirmation
 from aftersales.mcp.caller import authorize
 from aftersales.mcp.errors import crash_to_protocol_error, tool_errors
 from aftersales.mcp.fields import CancelKey, CancelReason, OptionalChannel, TicketId
 from aftersales.mcp.forms import CancelConfirmForm, can_elicit, question
 from aftersales.mcp.tools.hints import hints
 from aftersales.services import cancellation
-from aftersales.services.cancellation import CancelAssessment, Confirmation
+from aftersales.services.cancellation import CancelAssessment
 from aftersales.services.views import CancelResult
 
 NAME = CANCEL_TICKET

@@ -3,13 +3,10 @@
 from mcp.server.mcpserver import MCPServer
 
 from aftersales.app import App
-from aftersales.domain.callers import READ
 from aftersales.domain.calls import FIND_ORDERS
 from aftersales.domain.paging import DEFAULT_LIMIT, MAX_LIMIT
-from aftersales.mcp.caller import authorize
-from aftersales.mcp.errors import tool_errors
 from aftersales.mcp.fields import Limit, OptionalCursor, OptionalCustomerId, OptionalEmail, OptionalPhone
-from aftersales.mcp.tools.hints import hints
+from aftersales.mcp.tools.reads import read_tool
 from aftersales.services import orders
 from aftersales.services.lookup_views import OrdersPage
 
@@ -44,13 +41,7 @@ customer_id to see their tickets."""
 def register(server: MCPServer, app: App) -> None:
     """Add the tool to `server`."""
 
-    @server.tool(
-        name=NAME,
-        title=TITLE,
-        description=DESCRIPTION,
-        annotations=hints(TITLE, read_only=True, idempotent=True),
-    )
-    @tool_errors
+    @read_tool(server, NAME, TITLE, DESCRIPTION)
     def after_sales_find_orders(
         email: OptionalEmail = None,
         phone: OptionalPhone = None,
@@ -58,5 +49,4 @@ def register(server: MCPServer, app: App) -> None:
         limit: Limit = DEFAULT_LIMIT,
         cursor: OptionalCursor = None,
     ) -> OrdersPage:
-        authorize(READ, NAME)
         return orders.find_orders(app.uow(), email, phone, customer_id, limit, cursor, app.cursors)

@@ -4,12 +4,9 @@ from mcp.server.mcpserver import MCPServer
 
 from aftersales.app import App
 from aftersales.clock import now
-from aftersales.domain.callers import READ
 from aftersales.domain.calls import GET_ORDER
-from aftersales.mcp.caller import authorize
-from aftersales.mcp.errors import tool_errors
 from aftersales.mcp.fields import OrderId
-from aftersales.mcp.tools.hints import hints
+from aftersales.mcp.tools.reads import read_tool
 from aftersales.services import orders
 from aftersales.services.lookup_views import OrderView
 
@@ -39,13 +36,6 @@ after_sales_query_ticket with open_ticket_id."""
 def register(server: MCPServer, app: App) -> None:
     """Add the tool to `server`."""
 
-    @server.tool(
-        name=NAME,
-        title=TITLE,
-        description=DESCRIPTION,
-        annotations=hints(TITLE, read_only=True, idempotent=True),
-    )
-    @tool_errors
+    @read_tool(server, NAME, TITLE, DESCRIPTION)
     def after_sales_get_order(order_id: OrderId) -> OrderView:
-        authorize(READ, NAME)
         return orders.get_order(app.uow(), order_id, now())

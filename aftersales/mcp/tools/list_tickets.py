@@ -3,13 +3,10 @@
 from mcp.server.mcpserver import MCPServer
 
 from aftersales.app import App
-from aftersales.domain.callers import READ
 from aftersales.domain.calls import LIST_TICKETS
 from aftersales.domain.paging import DEFAULT_LIMIT, MAX_LIMIT
-from aftersales.mcp.caller import authorize
-from aftersales.mcp.errors import tool_errors
 from aftersales.mcp.fields import Limit, OptionalCursor, OptionalCustomerId, OptionalOrderId
-from aftersales.mcp.tools.hints import hints
+from aftersales.mcp.tools.reads import read_tool
 from aftersales.services import tickets
 from aftersales.services.lookup_views import TicketsPage
 
@@ -38,18 +35,11 @@ after_sales_query_ticket for the ticket the customer means, or after_sales_cance
 def register(server: MCPServer, app: App) -> None:
     """Add the tool to `server`."""
 
-    @server.tool(
-        name=NAME,
-        title=TITLE,
-        description=DESCRIPTION,
-        annotations=hints(TITLE, read_only=True, idempotent=True),
-    )
-    @tool_errors
+    @read_tool(server, NAME, TITLE, DESCRIPTION)
     def after_sales_list_tickets(
         customer_id: OptionalCustomerId = None,
         order_id: OptionalOrderId = None,
         limit: Limit = DEFAULT_LIMIT,
         cursor: OptionalCursor = None,
     ) -> TicketsPage:
-        authorize(READ, NAME)
         return tickets.list_tickets(app.uow(), customer_id, order_id, limit, cursor, app.cursors)

@@ -3,12 +3,9 @@
 from mcp.server.mcpserver import MCPServer
 
 from aftersales.app import App
-from aftersales.domain.callers import READ
 from aftersales.domain.calls import QUERY_TICKET
-from aftersales.mcp.caller import authorize
-from aftersales.mcp.errors import tool_errors
 from aftersales.mcp.fields import TicketId
-from aftersales.mcp.tools.hints import hints
+from aftersales.mcp.tools.reads import read_tool
 from aftersales.services import tickets
 from aftersales.services.views import TicketView
 
@@ -39,13 +36,6 @@ what to ask the customer."""
 def register(server: MCPServer, app: App) -> None:
     """Add the tool to `server`."""
 
-    @server.tool(
-        name=NAME,
-        title=TITLE,
-        description=DESCRIPTION,
-        annotations=hints(TITLE, read_only=True, idempotent=True),
-    )
-    @tool_errors
+    @read_tool(server, NAME, TITLE, DESCRIPTION)
     def after_sales_query_ticket(ticket_id: TicketId) -> TicketView:
-        authorize(READ, NAME)
         return tickets.query_ticket(app.uow(one_statement=True), ticket_id)

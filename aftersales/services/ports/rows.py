@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import NamedTuple
 
-from aftersales.domain.tickets import TimelineEntry
+from aftersales.domain.tickets import Confirmation, TimelineEntry
 
 
 class Conflict(Exception):
@@ -108,7 +108,7 @@ class PayoutRow:
     arguments: str
     order_id: str
     line_no: int
-    confirmation: str | None
+    confirmation: Confirmation | None  # the column's CHECK admits only these
     status: str
     expires_at: datetime
     reference: str | None
