@@ -275,10 +275,10 @@ class ScriptedAgent:
         for _ in range(3):
             if reply.lost:
                 reply = self.call("after_sales_create_ticket", arguments)
-            elif reply.error and "expired" in reply.text and "quote_id" in arguments and self.mistake == "stale-quote":
+            elif reply.kind == "expired" and "quote_id" in arguments and self.mistake == "stale-quote":
                 arguments.pop("quote_id")
                 reply = self.call("after_sales_create_ticket", arguments)
-            elif reply.error and "expired" in reply.text and "quote_id" in arguments:
+            elif reply.kind == "expired" and "quote_id" in arguments:
                 fresh = self.estimate(arguments)
                 if fresh.error:
                     return fresh

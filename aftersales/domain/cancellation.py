@@ -6,6 +6,7 @@ from typing import Any
 from aftersales.domain.enums import Channel, TicketKind, TicketStatus
 from aftersales.domain.errors import RuleViolation
 from aftersales.domain.policy import CANCELLABLE, NOT_CANCELLABLE
+from aftersales.domain.rule_codes import RuleCode
 from aftersales.domain.stages import stage_of
 
 # What the customer gives up by cancelling, by kind: said in the question a person confirms.
@@ -46,6 +47,7 @@ def check_cancellable(ticket_id: str, kind: TicketKind, status: TicketStatus) ->
         return
     refusal = NOT_CANCELLABLE[stage]
     raise RuleViolation(
+        RuleCode.TICKET_NOT_CANCELLABLE,
         f"Ticket {ticket_id} cannot be cancelled: it is in the {stage.value} stage (status {status.value}).",
         f"A ticket can be cancelled only in the {cancellable_stages()} stage; in the {stage.value} stage "
         f"{refusal.why}.",

@@ -7,6 +7,7 @@ from aftersales.domain.enums import Channel, ReasonCode, RefundMethod, TicketKin
 from aftersales.domain.errors import InputNeeded, RuleViolation
 from aftersales.domain.money import format_money
 from aftersales.domain.quotes import Quote
+from aftersales.domain.rule_codes import RuleCode
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,7 @@ def idempotency_conflict(
     """The error for a key reused with different arguments (`intent`: what one key stands for)."""
     changes = "; ".join(f"{name}: first {stored.get(name)!r}, now {current.get(name)!r}" for name in fields)
     return RuleViolation(
+        RuleCode.IDEMPOTENCY_KEY_REUSED,
         f'idempotency_key "{key}" was already used for a different request ({changes}).',
         f"One key stands for one intended {intent}; a retry must send exactly the same arguments.",
         f"To retry the first request, send its original arguments. For a different {intent}, make a new key "
@@ -62,6 +64,7 @@ def check_refund_method(kind: TicketKind, method: RefundMethod | None, allowed: 
     """Exchanges and repairs take no method; refund methods must be allowed for the order's payment."""
     if not kind.refunds and method is not None:
         raise RuleViolation(
+            RuleCode.REFUND_METHOD_NOT_APPLICABLE,
             f"refund_method {method.value!r} was given for a {kind.value} ticket.",
             "Only refund_only and return_and_refund tickets pay money back; exchanges and repairs take no method.",
             "Call again without refund_method.",
@@ -69,6 +72,7 @@ def check_refund_method(kind: TicketKind, method: RefundMethod | None, allowed: 
     if method is not None and method not in allowed:
         options = ", ".join(m.value for m in allowed)
         raise RuleViolation(
+            RuleCode.REFUND_METHOD_UNAVAILABLE,
             f"refund_method {method.value!r} is not available for this order.",
             f"This order can be refunded to: {options} (gift-card payments come back as store credit; cash paid on "
             "delivery by bank transfer or store credit).",
@@ -80,6 +84,7 @@ def check_quote(quote: Quote, request: TicketRequest) -> None:
     """A quote locks an amount only for the exact line, quantity and reason it was made for."""
     if not request.kind.refunds:
         raise RuleViolation(
+            RuleCode.QUOTE_NOT_APPLICABLE,
             f"quote_id {request.quote_id} was given for a {request.kind.value} ticket.",
             "Quotes lock refund amounts; exchanges and repairs refund nothing.",
             "Call again without quote_id.",
@@ -96,6 +101,7 @@ def check_quote(quote: Quote, request: TicketRequest) -> None:
     if fields:
         changes = "; ".join(f"{name}: quote {quoted[name]!r}, request {wanted[name]!r}" for name in fields)
         raise RuleViolation(
+            RuleCode.QUOTE_MISMATCH,
             f"Quote {request.quote_id} does not match this request ({changes}).",
             "A quote locks the amount only for the order line, quantity and reason it was estimated for.",
             "Call after_sales_estimate_refund with the request's values for a matching quote, or send the "
@@ -108,6 +114,7 @@ def check_no_open_ticket(open_ticket_id: str | None, order_id: str, line_no: int
     if open_ticket_id is None:
         return
     raise RuleViolation(
+        RuleCode.LINE_HAS_OPEN_TICKET,
         f"Order {order_id} line {line_no} already has an open ticket, {open_ticket_id}.",
         "An order line can have only one open ticket at a time.",
         f"Do not create another; call after_sales_query_ticket with ticket_id {open_ticket_id} and tell the "

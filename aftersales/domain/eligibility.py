@@ -9,6 +9,7 @@ from aftersales.domain.errors import RuleViolation
 from aftersales.domain.money import format_money
 from aftersales.domain.policy import REFUND_METHODS, return_window_closes, warranty_ends
 from aftersales.domain.refunds import Breakdown, LineFacts, seller_at_fault
+from aftersales.domain.rule_codes import RuleCode
 
 
 @dataclass(frozen=True)
@@ -59,11 +60,13 @@ def check_delivered(line: LineContext) -> None:
         return
     if line.order_status is OrderStatus.CANCELLED:
         raise RuleViolation(
+            RuleCode.ORDER_CANCELLED,
             f"Order {line.order_id} was cancelled, so it has nothing to return or refund.",
             "After-sales service covers delivered orders; a cancelled order's payment is released automatically.",
             "Do not retry; tell the customer the cancellation already returns their payment.",
         )
     raise RuleViolation(
+        RuleCode.ORDER_NOT_DELIVERED,
         f"Order {line.order_id} has not been delivered yet (status: {line.order_status}).",
         "Refunds, returns, exchanges and repairs start once an order is delivered.",
         "Do not retry now; tell the customer to wait for delivery, or to refuse the parcel at the door.",
@@ -77,12 +80,14 @@ def check_window(line: LineContext, kind: TicketKind, now: datetime) -> None:
     if kind is TicketKind.REPAIR:
         if not line.repairable:
             raise RuleViolation(
+                RuleCode.ITEM_NOT_REPAIRABLE,
                 f"{line.product_name} ({line.sku}) cannot be repaired by the shop.",
                 f"Products in {line.category_name} like this one are not serviced.",
                 "Do not retry unchanged; if it arrived faulty inside the return window, estimate a refund instead.",
             )
         if not warranty_open:
             raise RuleViolation(
+                RuleCode.WARRANTY_ENDED,
                 f"The warranty of {line.product_name} on order {line.order_id} ended on {_day(line.warranty_ends)}.",
                 f"Repairs are free within the {line.warranty_months}-month warranty after delivery.",
                 "Do not retry; tell the customer the warranty has ended.",
@@ -90,6 +95,7 @@ def check_window(line: LineContext, kind: TicketKind, now: datetime) -> None:
         return
     if not line.returnable:
         raise RuleViolation(
+            RuleCode.ITEM_NOT_RETURNABLE,
             f"{line.product_name} ({line.sku}) cannot be returned once delivered.",
             f"Items of this kind in {line.category_name} are excluded from returns for hygiene or safety.",
             "Do not retry unchanged; "
@@ -102,6 +108,7 @@ def check_window(line: LineContext, kind: TicketKind, now: datetime) -> None:
             else "No warranty repair is possible either."
         )
         raise RuleViolation(
+            RuleCode.RETURN_WINDOW_CLOSED,
             f"The return window for order {line.order_id} line {line.line_no} closed on {_day(line.window_closes)}.",
             f"{line.category_name} can be returned within {line.return_window_days} days of delivery.",
             f"Do not retry for a refund or exchange. {repair}",
@@ -113,6 +120,7 @@ def check_quantity(line: LineContext, quantity: int) -> None:
     if quantity <= line.returnable_quantity:
         return
     raise RuleViolation(
+        RuleCode.QUANTITY_NOT_AVAILABLE,
         f"Quantity {quantity} is more than the {line.returnable_quantity} unit(s) of {line.sku} still available "
         f"for after-sales service on order {line.order_id} line {line.line_no}.",
         f"The customer bought {line.facts.quantity}; {line.committed_quantity} are in open tickets or already "

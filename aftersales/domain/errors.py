@@ -4,7 +4,7 @@ AfterSalesError                  what was wrong, the rule, what to do next
 ├── InvalidArguments             arguments each valid alone but wrong together, or an unusable cursor or phone
 ├── NotFound                     unknown (or someone else's) ticket, order, line, quote
 ├── HandleExpired                a quote past its time to live
-├── RuleViolation                a business rule of the shop's policy
+├── RuleViolation                a business rule of the shop's policy, named by its code (domain/rule_codes.py)
 ├── InputNeeded                  a question only the person can answer, which this client cannot show them
 ├── PermissionDenied             the caller's token lacks a scope
 └── Retryable                    nothing changed; the same call may succeed later
@@ -16,11 +16,14 @@ InvalidArguments covers what no schema keyword states (exactly one of email, pho
 gate's error kind, so a harness counts both alike.
 """
 
+from aftersales.domain.rule_codes import RuleCode
+
 
 class AfterSalesError(Exception):
     """A problem the caller can fix; `str()` is the three-part message."""
 
     kind = "error"
+    code: RuleCode | None = None  # which business rule refused; only a RuleViolation names one
     retryable = False
     server_fault = False  # the server could not answer, whatever the caller sends
 
@@ -48,9 +51,13 @@ class HandleExpired(AfterSalesError):
 
 
 class RuleViolation(AfterSalesError):
-    """The request breaks a rule of the shop's after-sales policy."""
+    """The request breaks a rule of the shop's after-sales policy: `code` says which one."""
 
     kind = "rule"
+
+    def __init__(self, code: RuleCode, what: str, rule: str, next_step: str) -> None:
+        self.code = code
+        super().__init__(what, rule, next_step)
 
 
 class InputNeeded(AfterSalesError):

@@ -22,6 +22,7 @@ from aftersales.domain.policy import (
     holds_units,
     warranty_ends,
 )
+from aftersales.domain.rule_codes import code_table
 from aftersales.durations import describe_duration
 
 CURRENCY = "CNY"  # the currency the thresholds are configured in (AFTERSALES_*_MINOR)
@@ -48,6 +49,7 @@ def render_policy(thresholds: Thresholds, quote_ttl: timedelta, idempotency_ttl:
             _cancelling(),
             _durations(),
             _handles(quote_ttl, idempotency_ttl),
+            _codes(),
         ]
     )
     version = hashlib.sha256(body.encode()).hexdigest()[:12]
@@ -188,4 +190,13 @@ def _handles(quote_ttl: timedelta, idempotency_ttl: timedelta) -> str:
         "- Each intended ticket or cancellation carries its own idempotency_key: the same key with the same "
         "arguments returns the first result without acting twice, and a key is kept "
         f"{describe_duration(idempotency_ttl)}."
+    )
+
+
+def _codes() -> str:
+    return (
+        "## Rule codes\n\n"
+        "A tool error that refuses by one of these rules says which in its structured content: error_kind rule and "
+        "error_code, one of these codes. Act on the code; the message explains it to the customer.\n\n"
+        f"{code_table()}"
     )

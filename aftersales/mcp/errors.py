@@ -23,11 +23,24 @@ R = TypeVar("R")
 
 
 def error_result(error: AfterSalesError) -> CallToolResult:
-    """The isError result carrying an error's three-part message."""
+    """The isError result carrying an error's three-part message, and its kind (and rule code) as structured content."""
     meta: dict[str, Any] = {"aftersales/error": error.kind}
     if error.retryable:
         meta["aftersales/retryAfterSeconds"] = getattr(error, "retry_after", 1.0)
-    return CallToolResult(content=[TextContent(type="text", text=str(error))], is_error=True, _meta=meta)
+    return CallToolResult(
+        content=[TextContent(type="text", text=str(error))],
+        structured_content=error_content(error),
+        is_error=True,
+        _meta=meta,
+    )
+
+
+def error_content(error: AfterSalesError) -> dict[str, str]:
+    """A tool error's structured content: `error_kind`, and `error_code` when a business rule refused."""
+    content = {"error_kind": error.kind}
+    if error.code is not None:
+        content["error_code"] = error.code.value
+    return content
 
 
 def protocol_error(error: AfterSalesError) -> MCPError:

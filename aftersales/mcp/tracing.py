@@ -166,6 +166,8 @@ def describe(result: HandlerResult, draft: Draft) -> None:
     elif draft.outcome == "tool_error":
         texts = [item.get("text") for item in data.get("content") or [] if isinstance(item, Mapping)]
         draft.error = {"kind": draft.error_kind, "message": "\n".join(text for text in texts if text)}
+        structured = data.get("structuredContent")
+        draft.error_code = structured.get("error_code") if isinstance(structured, Mapping) else None
     else:
         draft.result = data.get("structuredContent", data.get("content"))
 

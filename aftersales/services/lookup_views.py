@@ -5,6 +5,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from aftersales.domain.enums import Channel, OrderStatus, PaymentMethod, RefundMethod, TicketKind
+from aftersales.domain.rule_codes import RuleCode
 from aftersales.security.cursors import CURSOR_EXAMPLE
 from aftersales.services.views import TicketSummary
 
@@ -54,6 +55,11 @@ class KindOption(BaseModel):
             "The return window for order O-2026-000847 line 1 closed on 2026-10-16. Laptops can be returned "
             "within 15 days of delivery."
         ],
+    )
+    why_not_code: RuleCode | None = Field(
+        description="The code of the rule the create and estimate tools refuse with (the policy resource lists "
+        "them); null when possible.",
+        examples=["return_window_closed"],
     )
 
 

@@ -108,7 +108,12 @@ def _line_view(line: LineContext, now: datetime) -> LineView:
         warranty_ends=iso(line.warranty_ends) if line.warranty_ends else None,
         open_ticket_id=line.open_ticket_id,
         options=[
-            KindOption(kind=kind, possible=refusal is None, why_not=None if refusal is None else why_not(refusal))
+            KindOption(
+                kind=kind,
+                possible=refusal is None,
+                why_not=None if refusal is None else why_not(refusal),
+                why_not_code=None if refusal is None else refusal.code,
+            )
             for kind, refusal in ticket_options(line, now).items()
         ],
     )

@@ -10,7 +10,7 @@ from typing import Any
 
 from aftersales.domain.calls import FAILED, WRITES
 from aftersales.testing.matching import MISSING, matches, show
-from aftersales.testing.tasks import WRITE, CallPattern, FromResult, Selector
+from aftersales.testing.tasks import WRITE, CallPattern, FromResult, Outcome, Refused, Selector
 
 Entry = Mapping[str, Any]
 DECLINED = ("not_created", "not_cancelled")  # a create's or a cancel's outcome when the person said no to a form
@@ -44,7 +44,7 @@ def selects(selector: Selector, index: int, made: Sequence[Entry], ends: Mapping
     if not (call["tool"] == wanted.tool or (wanted.tool == WRITE and call["tool"] in WRITES)):
         return False
     end = came_to(call, ends)
-    if wanted.result is not None and _result(end) not in _results(wanted.result):
+    if wanted.result is not None and not _came_as(end, wanted.result):
         return False
     if wanted.error_kind is not None and (
         end.get("outcome") not in FAILED or end.get("error_kind") != wanted.error_kind
@@ -59,6 +59,13 @@ def selects(selector: Selector, index: int, made: Sequence[Entry], ends: Mapping
         elif not matches(matcher, value):
             return False
     return True
+
+
+def _came_as(end: Entry, wanted: Outcome | Refused) -> bool:
+    """Whether a call's last round came to what a pattern's `result` asks: an outcome, or a refusal by one rule."""
+    if isinstance(wanted, Refused):
+        return end.get("outcome") == "tool_error" and end.get("error_code") == wanted.error_code
+    return _result(end) in _results(wanted)
 
 
 def _result(end: Entry) -> str:
@@ -97,7 +104,8 @@ def label(selector: Selector) -> str:
     """A pattern as a person reads it: `after_sales_create_ticket with kind='refund_only' (tool_error, rule)`."""
     wanted = pattern(selector)
     shown = ", ".join(f"{name}={_shown(matcher)}" for name, matcher in wanted.arguments.items())
-    came = ", ".join(part for part in (wanted.result, wanted.error_kind) if part)
+    result = f"tool_error {wanted.result.error_code}" if isinstance(wanted.result, Refused) else wanted.result
+    came = ", ".join(part for part in (result, wanted.error_kind) if part)
     name = "a write" if wanted.tool == WRITE else wanted.tool
     return name + (f" with {shown}" if shown else "") + (f" ({came})" if came else "")
 

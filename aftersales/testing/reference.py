@@ -119,7 +119,7 @@ async def replay(task: Task, url: str, token: str, say: Say | None = None, proto
                 continue
             text = " ".join(getattr(part, "text", "") for part in result.content)
             results.append(StepResult(step, "tool_error" if result.is_error else "ok", text))
-            if step.save and result.structured_content is not None:
+            if step.save and result.structured_content is not None and not result.is_error:
                 saved[step.save] = result.structured_content
     return results
 

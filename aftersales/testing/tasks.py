@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal, Self
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, model_validator
 
 from aftersales.domain.enums import ReasonCode, RefundMethod, TicketKind
+from aftersales.domain.rule_codes import RuleCode
 
 DEFAULT_CLOCK = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)  # every task's world is frozen here unless it says otherwise
 TASK_ID = r"^[a-z0-9][a-z0-9-]{2,63}$"
@@ -322,15 +323,25 @@ class Expected(Strict):
 Outcome = Literal["ok", "tool_error", "protocol_error", "declined"]
 
 
+class Refused(Strict):
+    """A call refused by one business rule: a tool error whose error_code names that rule."""
+
+    error_code: RuleCode = Field(
+        description="The rule's code, as the tool error's structured content gives it (the policy lists them).",
+        examples=["return_window_closed"],
+    )
+
+
 class CallPattern(Strict):
     """Calls of a tool (or of any write), with matchers for some of their arguments and what they came to."""
 
     tool: str = Field(description=f'A tool\'s name, or "{WRITE}": any call of a tool that writes (create, cancel).')
     arguments: dict[str, ArgumentMatcher] = Field(default_factory=dict)
-    result: Outcome | None = Field(
+    result: Outcome | Refused | None = Field(
         default=None,
-        description="What the call came to: ok (went through, declined included), tool_error, protocol_error, or "
-        "declined (the person declined or cancelled a form: not_created, not_cancelled). Left out: anything.",
+        description="What the call came to: ok (went through, declined included), tool_error, protocol_error, "
+        "declined (the person declined or cancelled a form: not_created, not_cancelled), or {error_code: CODE} (a "
+        "tool error refusing by that business rule). Left out: anything.",
     )
     error_kind: str | None = Field(
         default=None,

@@ -66,6 +66,9 @@ class TraceEntry(Closed):
     arguments: Any
     outcome: Literal["ok", "tool_error", "protocol_error", "input_required"]
     error_kind: str | None
+    error_code: str | None = Field(
+        default=None, description="The business rule a refusal names (error_kind rule): the tool error's error_code."
+    )
     replayed: bool
     result: Any = Field(description="The structured result of a call that succeeded.")
     error: dict[str, Any] | None = Field(description="{kind, message} of a tool error, {code, message} otherwise.")

@@ -57,6 +57,7 @@ class Draft:
     client_forms: bool | None = None  # whether the client declared it can show forms; None: not known
     outcome: str = "ok"
     error_kind: str | None = None
+    error_code: str | None = None  # the rule a refusal names (its structured content's error_code)
     replayed: bool = False
     result: Any = None
     error: dict[str, Any] | None = None
@@ -155,6 +156,7 @@ def complete(draft: Draft, seq: int, resumed: tuple[int, dict[str, Any]] | None)
         "arguments": redacted(draft.arguments),
         "outcome": draft.outcome,
         "error_kind": draft.error_kind,
+        "error_code": draft.error_code,
         "replayed": draft.replayed,
         "result": draft.result,
         "error": draft.error,

@@ -184,7 +184,8 @@ async def test_a_repair_is_checked_and_written_in_one_transaction_with_no_separa
         refused = await client.call_tool(TOOL, create_arguments(order_id, kind="repair"))
     assert preflights == []
     assert created.structured_content["outcome"] == "created"
-    assert refused.is_error and created.structured_content["ticket"]["ticket_id"] in refused.content[0].text
+    assert refused.is_error and refused.structured_content["error_code"] == "line_has_open_ticket"
+    assert created.structured_content["ticket"]["ticket_id"] in refused.content[0].text
 
 
 async def test_a_client_without_elicitation_is_asked_for_the_method_and_never_receives_a_form(

@@ -55,7 +55,7 @@ async def test_the_reason_enum_and_bounds_are_in_the_input_schema(server):
     assert all(field.get("examples") and field.get("description") for field in properties.values())
 
 
-async def test_a_business_rule_error_is_a_tool_error_with_three_parts(server, mode, stories):
+async def test_a_business_rule_error_is_a_tool_error_naming_its_rule_code(server, mode, stories):
     async with connect(server, mode) as client:
         result = await client.call_tool(
             TOOL,
@@ -65,5 +65,5 @@ async def test_a_business_rule_error_is_a_tool_error_with_three_parts(server, mo
                 "reason_code": "defective",
             },
         )
-    assert result.is_error
-    assert "closed on" in result.content[0].text and "warranty repair is still possible" in result.content[0].text
+    # A client without forms, on either revision, gets the rule's code in the error's structured content.
+    assert result.is_error and result.structured_content == {"error_kind": "rule", "error_code": "return_window_closed"}

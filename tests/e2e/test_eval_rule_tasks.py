@@ -26,7 +26,7 @@ CAUGHT = {  # task: the part that fails and its problems, the rule's line
     "rules-no-write-after-decline-tshirts": [f"order: call #3 (a write) comes after call #2 ({CREATE} (declined))"],
     "rules-quote-present-damaged-tshirts": [f"never called {CREATE} with quote_id={{'present': True}} (ok)"],
     "rules-repair-refused-once-rc-car": [
-        f"must_call: called {CREATE} with kind='repair' (tool_error, rule) 2 times, at most once allowed"
+        f"must_call: called {CREATE} with kind='repair' (tool_error warranty_ended) 2 times, at most once allowed"
     ],
 }
 UNCHANGED = {  # expected.unchanged: the ticket, its events and the ticket sequence are what the customer would see

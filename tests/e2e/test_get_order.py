@@ -24,7 +24,8 @@ async def test_an_order_comes_back_with_each_lines_options_structured_and_as_the
     [line] = result.structured_content["lines"]
     options = {o["kind"]: o for o in line["options"]}
     assert [kind for kind, o in options.items() if o["possible"]] == ["repair"]
-    assert "The return window for order" in options["exchange"]["why_not"] and options["repair"]["why_not"] is None
+    assert options["exchange"]["why_not_code"] == "return_window_closed" and options["exchange"]["why_not"]
+    assert (options["repair"]["why_not"], options["repair"]["why_not_code"]) == (None, None)
     assert line["return_window_ends"] < result.structured_content["as_of"] < line["warranty_ends"]
 
 

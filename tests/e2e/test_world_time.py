@@ -75,7 +75,7 @@ async def test_a_quote_holds_for_thirty_minutes_of_the_worlds_clock_and_a_window
         assert not (await call(world, ESTIMATE, estimate_of(laptop))).is_error
         world.set_clock(closes)
         closed = await call(world, ESTIMATE, estimate_of(laptop))
-    assert closed.is_error and "return window" in closed.content[0].text.lower()
+    assert closed.is_error and closed.structured_content["error_code"] == "return_window_closed"
 
 
 async def test_the_same_episode_on_fresh_deterministic_worlds_hashes_the_same_on_both_databases_and_any_day(

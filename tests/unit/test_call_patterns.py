@@ -84,6 +84,28 @@ def test_a_result_rule_counts_the_calls_that_came_to_that_result_between_min_and
     assert rule_problems(twice, [estimate(1)]) == [f"must_call: called {ESTIMATE} (ok) once, at least 2 times wanted"]
 
 
+def test_a_result_naming_a_rule_code_counts_only_the_refusals_by_that_rule():
+    window = rules(
+        must_call=[{"tool": CREATE, "result": {"error_code": "return_window_closed"}, "max_calls": 1}],
+        no_create_after_refusal=False,
+        one_key_per_ticket=False,
+    )
+    by_window = refused(1, error_code="return_window_closed")
+    assert rule_problems(window, [by_window]) == []
+    wanted = f"never called {CREATE} (tool_error return_window_closed)"
+    assert rule_problems(window, [refused(1, error_code="line_has_open_ticket")]) == [wanted]
+    assert rule_problems(window, [refused(1)]) == [wanted]  # a refusal traced before codes names none
+    assert rule_problems(window, [create(1, error_code="return_window_closed")]) == [wanted]  # went through
+    assert rule_problems(window, [by_window, refused(2, key="k-00000002", error_code="return_window_closed")]) == [
+        f"must_call: called {CREATE} (tool_error return_window_closed) 2 times, at most once allowed"
+    ]
+
+
+def test_a_result_naming_a_code_no_rule_has_is_refused_when_the_task_loads():
+    with pytest.raises(ValidationError, match="error_code"):
+        rules(must_call=[{"tool": CREATE, "result": {"error_code": "window_closed"}}])
+
+
 def test_a_call_answered_in_a_later_round_came_to_what_that_round_came_to():
     asked = create(1, outcome="input_required")
     answered = {**declined(2), "resumes": 1}

@@ -6,6 +6,7 @@ from aftersales.domain.cancellation import check_cancellable, confirmation_messa
 from aftersales.domain.enums import Stage, TicketKind, TicketStatus
 from aftersales.domain.errors import RuleViolation
 from aftersales.domain.policy import CANCELLABLE, KIND_STATUSES, NOT_CANCELLABLE
+from aftersales.domain.rule_codes import RuleCode
 from aftersales.domain.stages import stage_of
 from tests.support.cancellation import cancel_request
 
@@ -27,7 +28,9 @@ def test_every_stage_either_allows_cancelling_or_says_why_not_and_what_to_do_ins
 
 @pytest.mark.parametrize(("kind", "status"), EVERY_PAIR)
 def test_a_ticket_can_be_cancelled_exactly_in_the_stages_the_policy_names(kind, status):
-    assert (refusal(kind, status) is None) == (stage_of(kind, status) in CANCELLABLE)
+    error = refusal(kind, status)
+    assert (error is None) == (stage_of(kind, status) in CANCELLABLE)
+    assert error is None or error.code is RuleCode.TICKET_NOT_CANCELLABLE
 
 
 @pytest.mark.parametrize(

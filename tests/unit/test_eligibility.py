@@ -17,8 +17,9 @@ from aftersales.domain.eligibility import (
     ticket_options,
 )
 from aftersales.domain.enums import OrderStatus, PaymentMethod, ReasonCode, RefundMethod, TicketKind
-from aftersales.domain.errors import RuleViolation
 from aftersales.domain.refunds import LineFacts, compute_refund
+from aftersales.domain.rule_codes import RuleCode
+from tests.support.refusals import refused_by
 
 DELIVERED = datetime(2026, 1, 31, 10, 0, tzinfo=UTC)
 WINDOW_CLOSES = datetime(2026, 2, 15, 10, 0, tzinfo=UTC)  # 15 days after delivery
@@ -53,9 +54,9 @@ LINE = LineContext(
 )
 
 
-def refused(check, *args) -> str:
-    """The message of the RuleViolation `check(*args)` raises."""
-    with pytest.raises(RuleViolation) as violation:
+def refused(code: RuleCode, check, *args) -> str:
+    """The message of the RuleViolation by the rule `code` that `check(*args)` raises."""
+    with refused_by(code) as violation:
         check(*args)
     return str(violation.value)
 
@@ -70,58 +71,70 @@ def test_the_return_window_and_the_warranty_run_from_delivery():
 
 def test_only_a_delivered_order_is_served_and_a_cancelled_one_says_its_payment_comes_back():
     check_delivered(LINE)
-    cancelled = refused(check_delivered, replace(LINE, order_status=OrderStatus.CANCELLED))
+    cancelled = refused(RuleCode.ORDER_CANCELLED, check_delivered, replace(LINE, order_status=OrderStatus.CANCELLED))
     assert "O-2026-000123 was cancelled" in cancelled and "returns their payment" in cancelled
     for status in (OrderStatus.PENDING, OrderStatus.SHIPPED):
-        waiting = refused(check_delivered, replace(LINE, order_status=status, delivered_at=None))
+        waiting = refused(
+            RuleCode.ORDER_NOT_DELIVERED, check_delivered, replace(LINE, order_status=status, delivered_at=None)
+        )
         assert f"has not been delivered yet (status: {status})" in waiting and "wait for delivery" in waiting
 
 
 @pytest.mark.parametrize("kind", RETURNS)
 def test_a_return_or_exchange_is_accepted_until_the_moment_the_window_closes_then_a_repair_is_offered(kind):
     check_window(LINE, kind, WINDOW_CLOSES - MOMENT)
-    text = refused(check_window, LINE, kind, WINDOW_CLOSES)
+    text = refused(RuleCode.RETURN_WINDOW_CLOSED, check_window, LINE, kind, WINDOW_CLOSES)
     assert "order O-2026-000123 line 1 closed on 2026-02-15" in text
     assert "Laptops can be returned within 15 days of delivery" in text
     assert "A warranty repair is still possible until 2026-02-28 (kind repair)" in text
 
 
 def test_past_the_window_and_the_warranty_no_repair_is_offered_either():
-    text = refused(check_window, LINE, TicketKind.RETURN_AND_REFUND, WARRANTY_ENDS)
+    text = refused(RuleCode.RETURN_WINDOW_CLOSED, check_window, LINE, TicketKind.RETURN_AND_REFUND, WARRANTY_ENDS)
     assert "closed on 2026-02-15" in text and "No warranty repair is possible either" in text
-    unserviced = refused(check_window, replace(LINE, repairable=False), TicketKind.RETURN_AND_REFUND, WINDOW_CLOSES)
+    unserviced = refused(
+        RuleCode.RETURN_WINDOW_CLOSED,
+        check_window,
+        replace(LINE, repairable=False),
+        TicketKind.RETURN_AND_REFUND,
+        WINDOW_CLOSES,
+    )
     assert "No warranty repair is possible either" in unserviced
 
 
 def test_a_repair_is_accepted_after_the_return_window_until_the_moment_the_warranty_ends():
     check_window(LINE, TicketKind.REPAIR, WINDOW_CLOSES)
     check_window(LINE, TicketKind.REPAIR, WARRANTY_ENDS - MOMENT)
-    text = refused(check_window, LINE, TicketKind.REPAIR, WARRANTY_ENDS)
+    text = refused(RuleCode.WARRANTY_ENDED, check_window, LINE, TicketKind.REPAIR, WARRANTY_ENDS)
     assert "The warranty of ThinkPad X1 on order O-2026-000123 ended on 2026-02-28" in text
     assert "Repairs are free within the 1-month warranty after delivery" in text
 
 
 def test_a_product_the_shop_does_not_service_is_never_repaired():
-    text = refused(check_window, replace(LINE, repairable=False), TicketKind.REPAIR, DELIVERED)
+    text = refused(
+        RuleCode.ITEM_NOT_REPAIRABLE, check_window, replace(LINE, repairable=False), TicketKind.REPAIR, DELIVERED
+    )
     assert "ThinkPad X1 (LAP-001) cannot be repaired by the shop" in text and "estimate a refund instead" in text
 
 
 @pytest.mark.parametrize("kind", RETURNS)
 def test_a_non_returnable_item_is_refused_at_once_and_a_repair_offered_only_while_one_is_possible(kind):
     sealed = replace(LINE, returnable=False)
-    text = refused(check_window, sealed, kind, DELIVERED)
+    text = refused(RuleCode.ITEM_NOT_RETURNABLE, check_window, sealed, kind, DELIVERED)
     assert "ThinkPad X1 (LAP-001) cannot be returned once delivered" in text
     assert "a warranty repair is possible (kind repair)" in text
-    unserviced = refused(check_window, replace(sealed, repairable=False), kind, DELIVERED)
+    unserviced = refused(RuleCode.ITEM_NOT_RETURNABLE, check_window, replace(sealed, repairable=False), kind, DELIVERED)
     assert "no after-sales option remains" in unserviced
-    assert "no after-sales option remains" in refused(check_window, sealed, kind, WARRANTY_ENDS)
+    assert "no after-sales option remains" in refused(
+        RuleCode.ITEM_NOT_RETURNABLE, check_window, sealed, kind, WARRANTY_ENDS
+    )
 
 
 def test_only_the_units_no_ticket_holds_yet_can_be_claimed():
     held = replace(LINE, committed_quantity=1)
     assert held.returnable_quantity == 2
     check_quantity(held, 2)
-    text = refused(check_quantity, held, 3)
+    text = refused(RuleCode.QUANTITY_NOT_AVAILABLE, check_quantity, held, 3)
     assert "Quantity 3 is more than the 2 unit(s) of LAP-001 still available" in text
     assert "The customer bought 3; 1 are in open tickets or already refunded" in text
     assert "remaining 2 unit(s)" in text
@@ -186,37 +199,38 @@ def test_past_the_window_only_a_warranty_repair_is_possible_and_the_others_say_w
     options = ticket_options(laptop(timedelta(days=60)), NOW)
     assert options[TicketKind.REPAIR] is None
     for kind in RETURNS:
-        assert "warranty repair is still possible" in str(options[kind])
+        assert options[kind].code is RuleCode.RETURN_WINDOW_CLOSED
 
 
 def test_an_open_ticket_or_no_units_left_refuse_every_kind_as_creation_would():
-    for line, words in (
-        (laptop(timedelta(days=3), "T-2026-0042"), "T-2026-0042"),
-        (laptop(timedelta(days=3), committed=LINE.facts.quantity), "0 unit"),
+    for line, code in (
+        (laptop(timedelta(days=3), "T-2026-0042"), RuleCode.LINE_HAS_OPEN_TICKET),
+        (laptop(timedelta(days=3), committed=LINE.facts.quantity), RuleCode.QUANTITY_NOT_AVAILABLE),
     ):
         options = ticket_options(line, NOW)
         for kind in TicketKind:
-            assert words in str(options[kind])
-            assert str(options[kind]) == refused(check_ticket, line, kind, 1, NOW)
+            assert str(options[kind]) == refused(code, check_ticket, line, kind, 1, NOW)
 
 
 def test_an_undelivered_order_allows_nothing():
     pending = replace(laptop(timedelta(days=3)), order_status=OrderStatus.SHIPPED, delivered_at=None)
-    assert all("not been delivered" in str(refusal) for refusal in ticket_options(pending, NOW).values())
+    refusals = ticket_options(pending, NOW).values()
+    assert {refusal.code for refusal in refusals if refusal} == {RuleCode.ORDER_NOT_DELIVERED}
 
 
 def test_an_estimate_is_refused_for_exactly_what_refuses_a_return_ticket_with_the_same_words():
-    for line in (
-        laptop(timedelta(days=3), "T-2026-0042", committed=1),  # units left, but an open ticket holds the line
-        laptop(timedelta(days=3), "T-2026-0042", committed=LINE.facts.quantity),
-        laptop(timedelta(days=3), committed=LINE.facts.quantity),
-        laptop(timedelta(days=60)),
-        replace(laptop(timedelta(days=3)), order_status=OrderStatus.CANCELLED, delivered_at=None),
+    for line, code in (
+        # units left, but an open ticket holds the line
+        (laptop(timedelta(days=3), "T-2026-0042", committed=1), RuleCode.LINE_HAS_OPEN_TICKET),
+        (laptop(timedelta(days=3), "T-2026-0042", committed=LINE.facts.quantity), RuleCode.LINE_HAS_OPEN_TICKET),
+        (laptop(timedelta(days=3), committed=LINE.facts.quantity), RuleCode.QUANTITY_NOT_AVAILABLE),
+        (laptop(timedelta(days=60)), RuleCode.RETURN_WINDOW_CLOSED),
+        (
+            replace(laptop(timedelta(days=3)), order_status=OrderStatus.CANCELLED, delivered_at=None),
+            RuleCode.ORDER_CANCELLED,
+        ),
     ):
-        assert refused(check_estimate, line, 1, NOW) == refused(
-            check_ticket, line, TicketKind.RETURN_AND_REFUND, 1, NOW
+        assert refused(code, check_estimate, line, 1, NOW) == refused(
+            code, check_ticket, line, TicketKind.RETURN_AND_REFUND, 1, NOW
         )
-    assert "already has an open ticket, T-2026-0042" in refused(
-        check_estimate, laptop(timedelta(days=3), "T-2026-0042"), 1, NOW
-    )
     check_estimate(laptop(timedelta(days=3), committed=1), 2, NOW)

@@ -21,6 +21,7 @@ from aftersales.domain.policy import (
 )
 from aftersales.domain.policy_text import render_policy
 from aftersales.domain.refunds import LineFacts, compute_refund
+from aftersales.domain.rule_codes import RuleCode
 from aftersales.domain.stages import stage_of
 
 QUOTES, KEYS = timedelta(minutes=30), timedelta(hours=24)
@@ -97,6 +98,10 @@ def test_the_stages_the_text_says_can_be_cancelled_are_exactly_those_the_rule_al
     assert all(refusal.instead in text for refusal in NOT_CANCELLABLE.values()) and len(said_allowed) == len(
         CANCELLABLE
     )
+
+
+def test_every_rule_code_is_listed_with_its_meaning(text):
+    assert rows(section(text, "Rule codes")) == [[f"`{code.value}`", code.meaning] for code in RuleCode]
 
 
 def test_every_status_duration_is_listed(text):

@@ -18,6 +18,7 @@ from mcp_types import (
 
 from aftersales.domain.calls import QUERY_TICKET
 from aftersales.domain.errors import RuleViolation
+from aftersales.domain.rule_codes import RuleCode
 from aftersales.mcp.caller import acting_as
 from aftersales.mcp.errors import error_result
 from aftersales.mcp.metrics import Metrics
@@ -30,7 +31,9 @@ from tests.support.worlds import a_world
 
 pytestmark = pytest.mark.anyio
 LOOK = QUERY_TICKET  # the recorder keeps names only of tools the server has
-RULE = RuleViolation("Quantity 4 is more than the 3 units bought.", "The rule.", "What to do.")
+RULE = RuleViolation(
+    RuleCode.QUANTITY_NOT_AVAILABLE, "Quantity 4 is more than the 3 units bought.", "The rule.", "What to do."
+)
 
 
 def answer(outcome: str) -> CallToolResult:

@@ -2,6 +2,11 @@
 
 import json
 
+from aftersales.domain.errors import NotFound, RuleViolation
+from aftersales.domain.rule_codes import RuleCode
+from aftersales.mcp.errors import error_result
+from aftersales.mcp.tracing import describe as describe_result
+from aftersales.testing.trace import TrajectoryLine
 from aftersales.worlds.timeline import describe
 from aftersales.worlds.trace import (
     FORMAT,
@@ -67,6 +72,20 @@ def test_an_answering_entry_holds_the_questions_it_answers_and_names_the_entry_t
     assert answering["resumes"] == 1 and answering["rounds"] == [
         {"via": "input_required", "questions": questions(ASKED), "answers": answers(GIVEN), "answered_by": "client"}
     ]
+
+
+def test_a_rule_refusal_is_traced_with_its_rule_code_beside_its_kind_and_other_errors_with_none():
+    refused, missing = traced_call("w-1", "t", {}), traced_call("w-1", "t", {})
+    held = RuleViolation(RuleCode.LINE_HAS_OPEN_TICKET, "Line 1 has T-2026-0007 open.", "One at a time.", "Ask.")
+    describe_result(error_result(held), refused)
+    describe_result(error_result(NotFound("No order O-2026-999999.", "Numbers are real.", "Ask.")), missing)
+    entries = [complete(refused, 1, None), complete(missing, 2, None)]
+    assert [(e["outcome"], e["error_kind"], e["error_code"]) for e in entries] == [
+        ("tool_error", "rule", "line_has_open_ticket"),
+        ("tool_error", "not_found", None),
+    ]
+    for entry in entries:
+        TrajectoryLine.model_validate(entry)  # the published trajectory format has the field
 
 
 def test_a_request_state_is_linked_by_digest_only():
