@@ -6,9 +6,9 @@ from pathlib import Path
 
 from tests.support import ROOT
 
-# A fenced block the text says runs: the marker line names the test that runs it, then the fence opens.
+# A block the page says runs: this line (naming the test file that runs it) right above the block's opening fence.
 MARKER = "<!-- runs in make test: "
-_RUN = re.compile(r"^<!-- runs in make test: (\S+) -->\n```(\w+)\n(.*?)^```", re.M | re.S)
+_RUN = re.compile("^" + re.escape(MARKER) + r"(\S+) -->\n```(\w+)\n(.*?)^```", re.M | re.S)
 _FENCE = re.compile(r"^```.*?^```", re.M | re.S)
 _HEADING = re.compile(r"(#{1,6}) (.+?)\s*")
 _LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
@@ -92,11 +92,13 @@ def broken_links(name: str, text: str) -> list[str]:
         if re.match(r"[a-z]+:", target):  # https:, mailto:: not this checkout's
             continue
         path, _, anchor = target.partition("#")
-        file = (ROOT / name).parent / path
-        if path and not file.exists():
+        file = (ROOT / name).parent / path if path else ROOT / name
+        if not file.exists():
             problems.append(f"{name}: {target}: no file {path}")
-        elif anchor and file.suffix in (".md", "") and anchor not in anchors(file.read_text() if path else text):
-            problems.append(f"{name}: {target}: {file.name if path else name} has no heading with the anchor #{anchor}")
+        elif anchor and file.suffix == ".md":
+            headed = file.read_text(encoding="utf-8") if path else text
+            if anchor not in anchors(headed):
+                problems.append(f"{name}: {target}: {file.name} has no heading with the anchor #{anchor}")
     return problems
 
 
@@ -119,8 +121,8 @@ def blocks_run_by(test: str) -> dict[tuple[str, str, str], str]:
 
 
 def marked_count(text: str) -> int:
-    """How many markers a page holds (each must open a block `run_blocks` finds)."""
-    return text.count(MARKER)
+    """How many lines of a page are markers (each must open a block `run_blocks` finds)."""
+    return sum(line.startswith(MARKER) for line in text.split("\n"))
 
 
 def relative(path: str) -> str:
