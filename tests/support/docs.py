@@ -116,8 +116,13 @@ def run_blocks() -> list[Block]:
 
 
 def blocks_run_by(test: str) -> dict[tuple[str, str, str], str]:
-    """The code of each block whose marker names `test`, by (page, heading, language)."""
-    return {(b.page, b.heading, b.language): b.code for b in run_blocks() if b.test == test}
+    """The code of each block whose marker names `test`, by (page, heading, language): one block each."""
+    found: dict[tuple[str, str, str], str] = {}
+    for block in (block for block in run_blocks() if block.test == test):
+        key = (block.page, block.heading, block.language)
+        assert key not in found, f"two {block.language} blocks marked under {block.heading!r} of {block.page}"
+        found[key] = block.code
+    return found
 
 
 def marked_count(text: str) -> int:
