@@ -91,14 +91,12 @@ def run_walkthrough(script: str, server: ServeProcess, folder: Path, files: dict
     return done.stdout
 
 
-def test_the_curl_walkthrough_runs_on_its_own_and_leaves_no_file_and_no_world(server, tmp_path):
-    out = run_walkthrough(CURL, server, tmp_path)
-    assert '{"id":"base",' in out  # the created world, as the server answered it
-
-
-def test_the_command_line_walkthrough_runs_between_two_curl_ones_and_each_leaves_no_file_and_no_world(server, tmp_path):
-    # Once each way round: the command line one is the slow one (about twenty CLI starts), so it runs only here.
-    run_walkthrough(CURL, server, tmp_path / "curl-before")
+def test_the_curl_walkthrough_runs_on_its_own_and_around_the_command_line_one_and_each_leaves_no_file_and_no_world(
+    server, tmp_path
+):
+    # The curl one first, on a server nothing else has used; then the command line one, the slow one (about twenty
+    # CLI starts), between two curl ones, so each runs after the other.
+    assert '{"id":"base",' in run_walkthrough(CURL, server, tmp_path / "curl-before")  # the world as the server made it
     assert "world episode-1" in run_walkthrough(CLI, server, tmp_path / "cli")
     run_walkthrough(CURL, server, tmp_path / "curl-after")
 
