@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 # `make serve` keeps its database and generated keys in ./var; the installed `aftersales` command
-# defaults to the user's data directory instead (README, "Where the data lives").
+# defaults to the user's data directory instead (docs/hosts.md, "Where the data lives").
 AFTERSALES_DATA_DIR ?= var
 
 .PHONY: serve test warm lint bench bench-worlds bench-eval clean
@@ -49,7 +49,7 @@ $(VENV)/.installed-bench: pyproject.toml | $(BIN)/python
 
 # Every figure of issue #16 beside the SDK floor, medians of 3 rounds, SQLite and a throwaway PostgreSQL, workers,
 # wrk, memory, worlds, scale, the 40 x 4 eval: about 10 minutes. BENCH_ARGS=--quick: one short round, about 3.
-# Writes bench/results/latest.json and prints the README's markdown tables.
+# Writes bench/results/latest.json and prints the markdown tables of docs/performance.md.
 bench: $(VENV)/.installed-bench
 	$(BIN)/python -m bench.run $(BENCH_ARGS)
 

@@ -22,7 +22,7 @@ File = Folder  # a file's path, fixed the same way
 
 
 class Settings(BaseSettings):
-    """Every setting the service reads; see the README's settings table."""
+    """Every setting the service reads; see docs/reference.md, "Settings"."""
 
     model_config = SettingsConfigDict(env_prefix="AFTERSALES_", extra="ignore")
 
@@ -194,7 +194,7 @@ class Settings(BaseSettings):
 # AFTERSALES_* variables that are not settings, each read by something else on purpose: an agent under `aftersales
 # eval` (testing/runner.py), the reference LLM agent's own (examples/llm_agent/config.py), the pytest plugin's
 # options (testing/plugin.py), the test suite's and the benchmarks' own, docker compose's published port
-# (.env.example), and the README's mcp-remote host block (AFTERSALES_AUTH_HEADER).
+# (.env.example), and the mcp-remote host block of docs/hosts.md (AFTERSALES_AUTH_HEADER).
 NOT_SETTINGS = frozenset(
     {
         "AFTERSALES_MCP_URL",

@@ -1,4 +1,4 @@
-"""The targets of issue #16 judged on one run's figures, printed as tables and as markdown for the README."""
+"""The targets of issue #16 judged on one run's figures, printed as tables and as markdown for docs/performance.md."""
 
 from typing import Any
 
@@ -90,7 +90,7 @@ def targets(result: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def markdown(result: dict[str, Any]) -> str:
-    """The README's tables: scenarios per backend, then every target with HOLDS or MISSES."""
+    """The tables of docs/performance.md: scenarios per backend, then every target with HOLDS or MISSES."""
     lines = ["| backend | scenario | rps | p50 ms | p95 ms | × floor |", "| --- | --- | --- | --- | --- | --- |"]
     for backend, key in (("SQLite", "throughput"), ("PostgreSQL", "postgresql"), (PINNED, "pinned")):
         section = result.get(key)
@@ -113,7 +113,7 @@ def markdown(result: dict[str, Any]) -> str:
 
 
 def show(result: dict[str, Any]) -> None:
-    """Everything worth reading, then the markdown to paste into the README."""
+    """Everything worth reading, then the markdown to paste into docs/performance.md."""
     print("\n=== aftersales benchmark ===")
     print(f"machine: {result['machine']}; {result['settings']['rounds']} rounds, medians")
     if "workers" in result:
@@ -137,12 +137,12 @@ def show(result: dict[str, Any]) -> None:
     for target in result["targets"]:
         verdict = "HOLDS " if target["holds"] else "MISSES"
         print(f"  {verdict} {target['target']}: {target['figure']} (needed {target['limit']})")
-    print("\nmarkdown for the README's Performance section:\n")
+    print("\nmarkdown for the tables of docs/performance.md:\n")
     print(markdown(result))
 
 
 if __name__ == "__main__":
-    # `python -m bench.report [results.json]`: the README's tables again from a stored run, without measuring.
+    # `python -m bench.report [results.json]`: docs/performance.md's tables again from a stored run, without measuring.
     import json
     import sys
     from pathlib import Path

@@ -38,7 +38,7 @@ def pytest_configure(config: pytest.Config) -> None:
 # The longest files start first (longest processing time first), so that `--dist loadfile`, which hands out files in
 # collection order, ends on short files on every worker instead of one worker still inside a long one. Ranked by
 # the seconds each file's tests took in a whole run (`pytest --durations=0`, summed per file; the browser's demo page
-# tests, the whole-set tasks checks and the README's walk-throughs lead).
+# tests, the whole-set tasks checks and the docs' walk-throughs lead).
 LONGEST_FIRST = (
     "e2e/test_demo_page.py",
     "integration/test_tasks_check.py",

@@ -25,7 +25,7 @@ Connect with the Python SDK:
 
 Or the MCP Inspector: npx @modelcontextprotocol/inspector, transport "Streamable HTTP", URL {url},
 header "Authorization: Bearer <the token above>". Desktop hosts (Claude Desktop, VS Code, Cursor, Claude Code):
-see "Connecting from MCP hosts" in the README.
+see docs/hosts.md, "Connecting from MCP hosts".
 """
 
 

@@ -95,7 +95,9 @@ def _warn_unknown() -> None:
         if name in _warned:
             continue
         _warned.add(name)
-        guess = f"; did you mean {close}?" if close else " (the README's Settings table lists every setting)."
+        guess = (
+            f"; did you mean {close}?" if close else " (the Settings table of docs/reference.md lists every setting)."
+        )
         print(f"aftersales: warning: {name} is not a setting and is ignored{guess}", file=sys.stderr)
 
 

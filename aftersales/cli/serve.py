@@ -70,8 +70,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     logging.basicConfig(
         level=settings.log_level, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s %(message)s"
     )
-    # Before the server is built: with traces on, it describes each call on its span (README, "Traces"). The parent
-    # of `--workers N` serves nothing, so only its workers export.
+    # Before the server is built: with traces on, it describes each call on its span (docs/production.md, "Traces").
+    # The parent of `--workers N` serves nothing, so only its workers export.
     if args.worker_fds or settings.workers == 1:
         traces.start()
     app = App(settings)

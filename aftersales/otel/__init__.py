@@ -1,1 +1,1 @@
-"""OpenTelemetry traces (README, "Traces"): off unless the standard OTEL_* settings ask for them."""
+"""OpenTelemetry traces (docs/production.md, "Traces"): off unless the standard OTEL_* settings ask for them."""

@@ -2,7 +2,7 @@
 
 Each key of the ring (the same format as the other rings: comma-separated, 32+ bytes, the first one in use) is
 turned into a Fernet key by SHA-256, so any strong secret works as one. The first key encrypts; every key decrypts,
-so a new key goes in front and the old one stays listed while a stored account was sealed with it (README,
+so a new key goes in front and the old one stays listed while a stored account was sealed with it (docs/production.md,
 "Rotating payout keys"); `rotated()` re-encrypts one sealed account with the first key.
 """
 

@@ -1,7 +1,6 @@
-"""The README's world walk-throughs (command line and curl), run as written, each on its own, against a real server."""
+"""The docs' walk-throughs (the README's first call, worlds by command line and by curl), run as written on a server."""
 
 import os
-import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -11,26 +10,19 @@ import httpx
 import pytest
 
 from aftersales.worlds.model import ADMIN_SCOPE
-from tests.support import ROOT
+from tests.support import docs
 from tests.support.clients import bearer_token
 from tests.support.serve import ServeProcess
 
-TESTING = (ROOT / "README.md").read_text().split("\n## Testing agents\n", 1)[1].split("\n## ", 1)[0]
+# The blocks the README and docs/ say this file runs (each marked `<!-- runs in make test: ... -->` on its page).
+BLOCKS = docs.blocks_run_by(docs.relative(__file__))
+CLI = BLOCKS["docs/testing-agents.md", "From the command line", "sh"]
+CURL = BLOCKS["docs/testing-agents.md", "Over HTTP, from a harness in any language", "sh"]
+FIRST_CALL = BLOCKS["README.md", "Deploying a customer-service agent", "sh"]
+FIRST_CALL_PY = BLOCKS["README.md", "Deploying a customer-service agent", "python"]
 WALKTHROUGH_TIMEOUT = 600  # seconds: the command-line one starts the CLI twenty times, slow on a loaded machine
 # Strict bash, and curl failing on an HTTP error status, so a step the server refuses fails the walk-through.
 PRELUDE = 'set -euo pipefail\ncurl() { command curl --fail-with-body "$@"; }\n'
-
-
-def walkthrough(heading: str) -> str:
-    """The shell block under one `###` heading of the README's Testing agents section."""
-    section = TESTING.split(f"\n### {heading}\n", 1)[1].split("\n### ", 1)[0]
-    blocks = re.findall(r"```sh\n(.*?)```", section, re.S)
-    assert len(blocks) == 1, heading
-    return blocks[0]
-
-
-CLI = walkthrough("From the command line")
-CURL = walkthrough("Over HTTP, from a harness in any language")
 
 
 @pytest.fixture(scope="module")
@@ -71,12 +63,12 @@ def clean_server(server: ServeProcess) -> Iterator[None]:
             http.delete(f"/admin/worlds/{world_id}")
 
 
-def run_walkthrough(script: str, server: ServeProcess, folder: Path) -> str:
+def run_walkthrough(script: str, server: ServeProcess, folder: Path, files: dict[str, str] | None = None) -> str:
     """Run a walk-through in a fresh folder holding what a checkout gives it; check it left nothing behind.
 
-    The folder has `.venv` and `var` (the server's data dir, as with `make serve`) and nothing else; only the
-    server's port replaces the README's 8000. Afterwards the folder, the temporary directory and the server's
-    list of worlds must be as they were.
+    The folder has `.venv` and `var` (the server's data dir, as with `make serve`), and the `files` the page tells
+    the reader to save, and nothing else; only the server's port replaces the docs' 8000. Afterwards the folder, the
+    temporary directory and the server's list of worlds must be as they were.
     """
     assert worlds_on(server) == [], "the server must start clean"
     checkout, scratch = folder / "checkout", folder / "tmp"
@@ -84,6 +76,8 @@ def run_walkthrough(script: str, server: ServeProcess, folder: Path) -> str:
     scratch.mkdir()
     (checkout / ".venv").symlink_to(sys.prefix)
     (checkout / "var").symlink_to(server.folder)
+    for name, text in (files or {}).items():
+        (checkout / name).write_text(text.replace("http://127.0.0.1:8000", server.url))
     env = {name: value for name, value in os.environ.items() if not name.startswith("AFTERSALES_")}
     env["TMPDIR"] = str(scratch)
     text = PRELUDE + script.replace("http://127.0.0.1:8000", server.url)
@@ -91,19 +85,23 @@ def run_walkthrough(script: str, server: ServeProcess, folder: Path) -> str:
         ["bash", "-c", text], cwd=checkout, env=env, capture_output=True, text=True, timeout=WALKTHROUGH_TIMEOUT
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    assert sorted(path.name for path in checkout.iterdir()) == [".venv", "var"]
+    assert sorted(path.name for path in checkout.iterdir()) == sorted([".venv", "var", *(files or {})])
     assert list(scratch.iterdir()) == []
     assert worlds_on(server) == []
     return done.stdout
 
 
-def test_the_curl_walkthrough_runs_on_its_own_and_leaves_no_file_and_no_world(server, tmp_path):
-    out = run_walkthrough(CURL, server, tmp_path)
-    assert '{"id":"base",' in out  # the created world, as the server answered it
-
-
-def test_the_command_line_walkthrough_runs_between_two_curl_ones_and_each_leaves_no_file_and_no_world(server, tmp_path):
-    # Once each way round: the command line one is the slow one (about twenty CLI starts), so it runs only here.
-    run_walkthrough(CURL, server, tmp_path / "curl-before")
+def test_the_curl_walkthrough_runs_on_its_own_and_around_the_command_line_one_and_each_leaves_no_file_and_no_world(
+    server, tmp_path
+):
+    # The curl one first, on a server nothing else has used; then the command line one, the slow one (about twenty
+    # CLI starts), between two curl ones, so each runs after the other.
+    assert '{"id":"base",' in run_walkthrough(CURL, server, tmp_path / "curl-before")  # the world as the server made it
     assert "world episode-1" in run_walkthrough(CLI, server, tmp_path / "cli")
     run_walkthrough(CURL, server, tmp_path / "curl-after")
+
+
+def test_the_readme_s_first_call_issues_a_token_and_reads_a_ticket_s_stage_and_next_step(server, tmp_path):
+    out = run_walkthrough(FIRST_CALL, server, tmp_path, files={"first_call.py": FIRST_CALL_PY})
+    stage, next_step = out.split(" ", 1)
+    assert stage == "awaiting_return" and next_step.strip(), out  # the seeded return, waiting for its parcel

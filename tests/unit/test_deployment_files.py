@@ -13,7 +13,7 @@ import yaml
 from packaging.requirements import Requirement
 
 from aftersales.settings import Settings
-from tests.support import ROOT
+from tests.support import ROOT, docs
 
 COMPOSE = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
 SERVICES = COMPOSE["services"]
@@ -22,7 +22,10 @@ ENV_EXAMPLE = {
     for line in (ROOT / ".env.example").read_text().splitlines()
     if line and not line.startswith("#")
 }
-README = (ROOT / "README.md").read_text()
+README = docs.page("README.md")
+SETTINGS_PAGE = docs.page("docs/reference.md")  # the Settings table
+PRODUCTION = docs.page("docs/production.md")
+LAYOUT = docs.section(docs.page("docs/development.md"), "## Layout")
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 
 
@@ -60,12 +63,12 @@ def test_every_variable_compose_uses_is_in_env_example():
     assert used and used <= set(ENV_EXAMPLE) and "LOAD_DEMO_BASELINE" in used
 
 
-def test_every_server_setting_in_env_example_exists_and_is_documented_in_the_readme():
+def test_every_server_setting_in_env_example_exists_and_is_documented_in_the_settings_page():
     fields = {f"AFTERSALES_{name.upper()}" for name in Settings.model_fields}
     for name in ENV_EXAMPLE:
         if name.startswith("AFTERSALES_") and name != "AFTERSALES_PUBLISHED_PORT":
             assert name in fields, name
-            assert f"`{name}`" in README, name
+            assert f"`{name}`" in SETTINGS_PAGE, name
 
 
 def test_env_example_holds_placeholders_not_secrets():
@@ -191,7 +194,7 @@ def test_the_database_password_never_sits_inside_a_url():
             name
         )
         assert environment["PGPASSWORD"] == "${POSTGRES_PASSWORD}", name  # libpq reads it; no encoding needed
-    assert "PGPASSWORD" in README
+    assert "PGPASSWORD" in PRODUCTION
 
 
 def test_one_image_is_built_once_for_the_migration_and_the_server():
@@ -251,14 +254,14 @@ def test_make_serve_keeps_its_data_in_the_checkout_var_folder():
     assert "AFTERSALES_DATA_DIR=var .venv/bin/aftersales serve" in done.stdout.splitlines()
 
 
-def test_every_setting_is_documented_in_the_readme():
+def test_every_setting_is_documented_in_the_settings_page():
     for name in Settings.model_fields:
-        assert f"`AFTERSALES_{name.upper()}`" in README, name
+        assert f"`AFTERSALES_{name.upper()}`" in SETTINGS_PAGE, name
 
 
 def settings_row(name: str) -> list[str]:
-    """The README settings table's cells for one variable."""
-    row = next(line for line in README.splitlines() if line.startswith(f"| `{name}` |"))
+    """The settings table's cells for one variable (docs/reference.md)."""
+    row = next(line for line in SETTINGS_PAGE.splitlines() if line.startswith(f"| `{name}` |"))
     return [cell.strip() for cell in row.strip("|").split("|")]
 
 
@@ -276,7 +279,7 @@ def test_the_layout_names_every_route_the_web_app_serves(tmp_path):
 
     app = App(Settings(data_dir=tmp_path, database_url=f"sqlite:///{tmp_path / 'unused.db'}"))
     paths = {getattr(route, "path", "") for route in create_web_app(app).routes} - {""}
-    web_line = next(line for line in README.split("## Layout", 1)[1].splitlines() if line.strip().startswith("web/"))
+    web_line = next(line for line in LAYOUT.splitlines() if line.strip().startswith("web/"))
     assert paths and all(path in web_line for path in paths), paths
 
 
@@ -318,8 +321,8 @@ def test_the_balancer_waits_longer_than_a_question_or_an_idle_session_lives():
     assert timedelta(minutes=int(expire[expire.index("expire") + 1][:-1])) > settings.session_idle_timeout
 
 
-def test_the_readme_shows_the_shipped_balancer_rules_as_they_are():
-    block = README.split("```haproxy\n", 1)[1].split("```", 1)[0]
+def test_the_production_page_shows_the_shipped_balancer_rules_as_they_are():
+    block = PRODUCTION.split("```haproxy\n", 1)[1].split("```", 1)[0]
     shipped = {line.strip() for line in HAPROXY.splitlines()}
     shown = [line.split("#", 1)[0].strip() for line in block.splitlines()]
     assert shown and all(line in shipped for line in shown if line), [line for line in shown if line not in shipped]

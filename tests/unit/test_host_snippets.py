@@ -1,4 +1,4 @@
-"""The README's configuration blocks for MCP hosts: valid JSON that starts this server the way the CLI accepts."""
+"""docs/hosts.md's configuration blocks for MCP hosts: valid JSON that starts this server the way the CLI accepts."""
 
 import json
 import re
@@ -11,10 +11,9 @@ import pytest
 
 from aftersales.cli.main import parser
 from aftersales.settings import Settings
-from tests.support import ROOT
+from tests.support import ROOT, docs
 
-README = (ROOT / "README.md").read_text()
-SECTION = README.split("## Connecting from MCP hosts", 1)[1].split("\n## ", 1)[0]
+SECTION = docs.section(docs.page("docs/hosts.md"), "## Connecting from MCP hosts")
 BLOCKS = [json.loads(block) for block in re.findall(r"```json\n(.*?)```", SECTION, re.S)]
 SHELL = [line for block in re.findall(r"```sh\n(.*?)```", SECTION, re.S) for line in block.splitlines()]
 SCRIPTS = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]

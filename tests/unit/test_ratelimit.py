@@ -161,6 +161,6 @@ async def test_a_replayed_answer_is_free_only_a_few_rounds_per_call_and_state_li
     assert retry_after(await limited.answer(ALICE, "change")) == 1.0
 
 
-def test_the_readme_states_the_free_answering_rounds_the_limiter_allows():
-    readme = (Path(__file__).parents[2] / "README.md").read_text()
-    assert f"at most {ANSWER_ROUNDS} such free rounds per `AFTERSALES_STATE_TTL`" in " ".join(readme.split())
+def test_the_docs_state_the_free_answering_rounds_the_limiter_allows():
+    errors = (Path(__file__).parents[2] / "docs" / "errors.md").read_text()
+    assert f"at most {ANSWER_ROUNDS} such free rounds per `AFTERSALES_STATE_TTL`" in " ".join(errors.split())
