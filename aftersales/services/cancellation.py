@@ -15,7 +15,7 @@ from aftersales.domain.enums import EventType, TicketStatus
 from aftersales.domain.errors import AfterSalesError, Retryable
 from aftersales.domain.tickets import TimelineEntry, customer_words
 from aftersales.services.idempotency import CANCELLATION
-from aftersales.services.tickets import ticket_view
+from aftersales.services.ticket_queries import ticket_view
 from aftersales.services.views import CancelResult, TicketView
 from aftersales.storage.errors import Conflict
 from aftersales.storage.unit_of_work import UnitOfWork

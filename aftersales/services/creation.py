@@ -24,7 +24,7 @@ from aftersales.services import idempotency
 from aftersales.services.lines import line_context
 from aftersales.services.payouts import CallPayout, Payout, call_payout
 from aftersales.services.quotes import quote_for_use
-from aftersales.services.tickets import TIMELINE_LIMIT, view_of
+from aftersales.services.ticket_queries import TIMELINE_LIMIT, view_of
 from aftersales.services.views import CreateResult
 from aftersales.storage.errors import Conflict
 from aftersales.storage.repositories import TicketDetails

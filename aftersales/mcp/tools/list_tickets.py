@@ -10,7 +10,7 @@ from aftersales.mcp.caller import authorize
 from aftersales.mcp.errors import tool_errors
 from aftersales.mcp.fields import Limit, OptionalCursor, OptionalCustomerId, OptionalOrderId
 from aftersales.mcp.tools.hints import hints
-from aftersales.services import tickets
+from aftersales.services import ticket_queries
 from aftersales.services.lookup_views import TicketsPage
 
 NAME = LIST_TICKETS
@@ -52,4 +52,4 @@ def register(server: MCPServer, app: App) -> None:
         cursor: OptionalCursor = None,
     ) -> TicketsPage:
         authorize(READ, NAME)
-        return tickets.list_tickets(app.uow(), customer_id, order_id, limit, cursor, app.cursors)
+        return ticket_queries.list_tickets(app.uow(), customer_id, order_id, limit, cursor, app.cursors)

@@ -9,7 +9,7 @@ from aftersales.mcp.caller import authorize
 from aftersales.mcp.errors import tool_errors
 from aftersales.mcp.fields import TicketId
 from aftersales.mcp.tools.hints import hints
-from aftersales.services import tickets
+from aftersales.services import ticket_queries
 from aftersales.services.views import TicketView
 
 NAME = QUERY_TICKET
@@ -48,4 +48,4 @@ def register(server: MCPServer, app: App) -> None:
     @tool_errors
     def after_sales_query_ticket(ticket_id: TicketId) -> TicketView:
         authorize(READ, NAME)
-        return tickets.query_ticket(app.uow(one_statement=True), ticket_id)
+        return ticket_queries.query_ticket(app.uow(one_statement=True), ticket_id)
