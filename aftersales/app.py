@@ -19,10 +19,10 @@ from aftersales.storage.database import make_engine, make_session_factory
 from aftersales.storage.rate_buckets import SharedBuckets
 from aftersales.storage.unit_of_work import UnitOfWork
 from aftersales.worlds import context
-from aftersales.worlds.errors import UnknownWorld
 from aftersales.worlds.routing import WorldRouter
 from aftersales.worlds.service import Worlds
 from aftersales.worlds.trace import FormAnswerer
+from aftersales.worlds.world_errors import UnknownWorld
 
 
 @dataclass

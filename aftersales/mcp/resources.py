@@ -12,7 +12,7 @@ from aftersales.domain.errors import AfterSalesError
 from aftersales.domain.policy_text import PolicyText, render_policy
 from aftersales.domain.tickets import TICKET_NUMBER_PATTERN
 from aftersales.mcp.caller import authorize
-from aftersales.mcp.errors import resource_errors
+from aftersales.mcp.error_mapping import resource_errors
 from aftersales.mcp.fields import ORDER_ID_PATTERN
 from aftersales.services import orders, ticket_queries
 from aftersales.settings import Settings

@@ -17,7 +17,7 @@ from aftersales.domain.tickets import TimelineEntry, customer_words
 from aftersales.services.idempotency import CANCELLATION
 from aftersales.services.ticket_queries import ticket_view
 from aftersales.services.views import CancelResult, TicketView
-from aftersales.storage.errors import Conflict
+from aftersales.storage.database_errors import Conflict
 from aftersales.storage.unit_of_work import UnitOfWork
 
 log = logging.getLogger(__name__)

@@ -26,7 +26,7 @@ from aftersales.services.payouts import CallPayout, Payout, call_payout
 from aftersales.services.quotes import quote_for_use
 from aftersales.services.ticket_queries import TIMELINE_LIMIT, view_of
 from aftersales.services.views import CreateResult
-from aftersales.storage.errors import Conflict
+from aftersales.storage.database_errors import Conflict
 from aftersales.storage.repositories import TicketDetails
 from aftersales.storage.unit_of_work import UnitOfWork
 

@@ -12,21 +12,21 @@ from aftersales.domain.errors import ServiceUnavailable
 from aftersales.otel.switch import child_span
 from aftersales.otel.switch import enabled as traced
 from aftersales.storage.database import WRITE, WRITE_LOCK_TIMEOUT, write_lock
+from aftersales.storage.database_errors import Conflict, database_errors, translate
 from aftersales.storage.driver import ONE_STATEMENT
-from aftersales.storage.errors import Conflict, database_errors, translate
 from aftersales.storage.handles import IdempotencyRepository, QuoteRepository
 from aftersales.storage.listings import ListingRepository
 from aftersales.storage.payouts import PayoutRepository
 from aftersales.storage.repositories import OrderRepository, TicketRepository
 from aftersales.storage.tool_calls import ToolCallRepository
 
-DATABASE_FAILURES = (Conflict, ServiceUnavailable)  # what the driver's exceptions leave a unit as (storage.errors)
+DATABASE_FAILURES = (Conflict, ServiceUnavailable)  # what driver exceptions leave a unit as (database_errors)
 
 
 class UnitOfWork:
     """A database transaction and the repositories that work inside it.
 
-    Driver exceptions raised inside the `with` block leave it translated (storage.errors): a refused write as
+    Driver exceptions raised inside the `with` block leave it translated (storage.database_errors): a refused write as
     `Conflict`, an unreachable database as `ServiceUnavailable`.
     """
 

@@ -29,10 +29,10 @@ from aftersales.security.tokens import InvalidToken, UnsignedToken, verify
 from aftersales.web.auth import unsigned_how_to
 from aftersales.web.oauth import OAuthCallers
 from aftersales.worlds import api, inspect
-from aftersales.worlds.errors import WorldError
 from aftersales.worlds.model import ADMIN_SCOPE
 from aftersales.worlds.timeline import describe
 from aftersales.worlds.trace import lines
+from aftersales.worlds.world_errors import WorldError
 
 log = logging.getLogger(__name__)
 PREFIX = "/admin/worlds"

@@ -13,9 +13,9 @@ from aftersales.clock import wall
 from aftersales.domain.callers import ALL_SCOPES
 from aftersales.durations import parse_duration
 from aftersales.worlds import bounds, inspect
-from aftersales.worlds.errors import WorldRequestError
 from aftersales.worlds.model import CLOCK_MODES, TOKEN_SCOPES, World, parse_instant
 from aftersales.worlds.service import ID_PATTERN, Worlds
+from aftersales.worlds.world_errors import WorldRequestError
 
 CALLER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,63}$")  # as `aftersales token issue --caller` accepts
 DEFAULT_TTL = "1d"

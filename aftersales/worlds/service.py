@@ -21,12 +21,12 @@ from aftersales.storage.database import make_engine
 from aftersales.storage.unit_of_work import UnitOfWork
 from aftersales.worlds import bounds, context, templates
 from aftersales.worlds.engines import WorldEngines
-from aftersales.worlds.errors import UnknownWorld, WorldLimitReached, WorldRequestError
 from aftersales.worlds.model import Place, World, WorldClock, iso_exact, midnight
 from aftersales.worlds.storage import trace as trace_store
 from aftersales.worlds.storage.places import places_for
 from aftersales.worlds.storage.registry import WorldRegistry
 from aftersales.worlds.trace import Draft, turn
+from aftersales.worlds.world_errors import UnknownWorld, WorldLimitReached, WorldRequestError
 
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{0,23}$")
 STALE_CREATION = timedelta(minutes=10)  # a creation unfinished this long was interrupted; housekeeping drops it

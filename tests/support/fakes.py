@@ -18,7 +18,7 @@ from aftersales.domain.refunds import paid_minor
 from aftersales.domain.tickets import NewTicket, TimelineEntry, ticket_number
 from aftersales.seeding.generator import World
 from aftersales.seeding.loader import shift_for
-from aftersales.storage.errors import Conflict
+from aftersales.storage.database_errors import Conflict
 from aftersales.storage.opening import KeyResult, ticket_row
 from aftersales.storage.repositories import LineFactsRow, TicketDetails, TicketWithTimeline
 from tests.support.fake_listings import FakeListings

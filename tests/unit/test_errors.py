@@ -1,9 +1,9 @@
-"""mcp/errors.py: domain errors where the protocol has no isError result become JSON-RPC errors a host can act on."""
+"""mcp/error_mapping.py: domain errors where the protocol has no isError result become JSON-RPC errors for a host."""
 
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
 
 from aftersales.domain.errors import NotFound, PermissionDenied, RateLimited, RuleViolation, ServiceUnavailable
-from aftersales.mcp.errors import protocol_error
+from aftersales.mcp.error_mapping import protocol_error
 
 
 def test_an_error_the_caller_can_fix_is_invalid_params_with_its_three_part_message_and_kind():

@@ -19,7 +19,7 @@ from mcp_types import (
 from aftersales.domain.calls import QUERY_TICKET
 from aftersales.domain.errors import RuleViolation
 from aftersales.mcp.caller import acting_as
-from aftersales.mcp.errors import error_result
+from aftersales.mcp.error_mapping import error_result
 from aftersales.mcp.metrics import Metrics
 from aftersales.mcp.recorder import CallRecorder, classify
 from aftersales.storage.audit import CallRecord

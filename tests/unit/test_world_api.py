@@ -5,7 +5,7 @@ from datetime import timedelta
 import pytest
 
 from aftersales.worlds import api
-from aftersales.worlds.errors import WorldRequestError
+from aftersales.worlds.world_errors import WorldRequestError
 from tests.support.worlds import PINNED, a_world
 
 

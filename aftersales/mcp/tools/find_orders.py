@@ -7,7 +7,7 @@ from aftersales.domain.callers import READ
 from aftersales.domain.calls import FIND_ORDERS
 from aftersales.domain.paging import DEFAULT_LIMIT, MAX_LIMIT
 from aftersales.mcp.caller import authorize
-from aftersales.mcp.errors import tool_errors
+from aftersales.mcp.error_mapping import tool_errors
 from aftersales.mcp.fields import Limit, OptionalCursor, OptionalCustomerId, OptionalEmail, OptionalPhone
 from aftersales.mcp.tools.hints import hints
 from aftersales.services import orders

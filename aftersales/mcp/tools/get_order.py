@@ -7,7 +7,7 @@ from aftersales.clock import now
 from aftersales.domain.callers import READ
 from aftersales.domain.calls import GET_ORDER
 from aftersales.mcp.caller import authorize
-from aftersales.mcp.errors import tool_errors
+from aftersales.mcp.error_mapping import tool_errors
 from aftersales.mcp.fields import OrderId
 from aftersales.mcp.tools.hints import hints
 from aftersales.services import orders

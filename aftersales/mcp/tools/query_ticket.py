@@ -6,7 +6,7 @@ from aftersales.app import App
 from aftersales.domain.callers import READ
 from aftersales.domain.calls import QUERY_TICKET
 from aftersales.mcp.caller import authorize
-from aftersales.mcp.errors import tool_errors
+from aftersales.mcp.error_mapping import tool_errors
 from aftersales.mcp.fields import TicketId
 from aftersales.mcp.tools.hints import hints
 from aftersales.services import ticket_queries

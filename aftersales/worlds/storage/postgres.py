@@ -16,9 +16,9 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.pool import NullPool
 
 from aftersales.storage.database import make_engine
-from aftersales.worlds.errors import WorldBusy, WorldRequestError
 from aftersales.worlds.model import Place
 from aftersales.worlds.storage.places import chunks
+from aftersales.worlds.world_errors import WorldBusy, WorldRequestError
 
 CODES = {"world": "w", "origin": "o", "template": "t", "scratch": "s"}
 IN_USE, DUPLICATE = "55006", "42P04"  # SQLSTATEs: object_in_use, duplicate_database
