@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from aftersales.demo.driver import Column
+    from aftersales.demo.column import Column
 
 TSHIRTS = "O-2026-001410"  # cheap_tshirts_in_window: ¥99.00 plus ¥10.00 shipping, under the confirmation threshold
 LAPTOP = "O-2026-001423"  # vip_laptop_recent: ¥12,999.00, so the server asks for the method and a confirmation

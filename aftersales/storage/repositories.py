@@ -12,7 +12,7 @@ from aftersales.domain.policy import holds_units
 from aftersales.domain.refunds import paid_minor
 from aftersales.domain.tickets import NewTicket, TimelineEntry
 from aftersales.storage.base import listed, table_of
-from aftersales.storage.driver import driver_rows, json_rows, moment
+from aftersales.storage.driver_cursor import driver_rows, json_rows, moment
 from aftersales.storage.models import Ticket, TicketEvent, open_ticket_condition
 from aftersales.storage.opening import KeyResult, event_row, open_ticket
 
@@ -35,7 +35,7 @@ class TicketDetails(NamedTuple):
     channel: str | None  # where it was raised; None when the caller did not say
 
 
-# The read path is the hottest in the service: its statements run on the driver directly (storage.driver).
+# The read path is the hottest in the service: its statements run on the driver directly (storage.driver_cursor).
 # {p} is the driver's parameter marker.
 TICKET_COLUMNS = (
     "t.id, t.order_id, t.quantity, t.kind, t.status, t.refund_method, t.refund_total_minor, t.currency, "

@@ -13,7 +13,7 @@ from aftersales.otel.switch import child_span
 from aftersales.otel.switch import enabled as traced
 from aftersales.storage.database import WRITE, WRITE_LOCK_TIMEOUT, write_lock
 from aftersales.storage.database_errors import Conflict, database_errors, translate
-from aftersales.storage.driver import ONE_STATEMENT
+from aftersales.storage.driver_cursor import ONE_STATEMENT
 from aftersales.storage.handles import IdempotencyRepository, QuoteRepository
 from aftersales.storage.listings import ListingRepository
 from aftersales.storage.payouts import PayoutRepository
@@ -44,7 +44,7 @@ class UnitOfWork:
     ) -> None:
         self._session_factory = session_factory
         self._write = write
-        # A read that is one driver statement runs it outside any transaction (storage.driver); a second one raises.
+        # A read that is one driver statement runs it outside any transaction (driver_cursor); a second one raises.
         self._one_statement = one_statement and not write
 
     def __enter__(self) -> Self:
@@ -97,8 +97,8 @@ class UnitOfWork:
     def _open_span(self) -> Span | None:
         """The unit's span in the request's trace (None when traces are off): one per unit, not one per statement.
 
-        Hot reads run on the driver's cursor (storage.driver), where no SQLAlchemy event sees them; around the unit,
-        every statement of it is inside, the wait for SQLite's write lock included.
+        Hot reads run on the driver's cursor (storage.driver_cursor), where no SQLAlchemy event sees them; around the
+        unit, every statement of it is inside, the wait for SQLite's write lock included.
         """
         if not traced():
             return None
