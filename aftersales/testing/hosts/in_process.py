@@ -31,7 +31,7 @@ from aftersales.testing.conversation.endpoint import Channel
 from aftersales.testing.conversation.model import ChangesMind, CustomerEngine
 from aftersales.testing.customer import answer_question
 from aftersales.testing.events import Trial, Trials, mark_faults
-from aftersales.testing.hosting import CALLER, TOKEN_TTL, TrialHost, TrialWorld
+from aftersales.testing.hosts.interface import CALLER, TOKEN_TTL, TrialHost, TrialWorld
 from aftersales.testing.pages import answer_on_page
 from aftersales.testing.rows import insert_rows
 from aftersales.testing.tasks import Customer, WorldStart

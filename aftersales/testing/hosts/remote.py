@@ -18,7 +18,7 @@ import httpx2
 
 from aftersales.domain.callers import ALL_SCOPES
 from aftersales.testing.events import Trial
-from aftersales.testing.hosting import CALLER, TOKEN_TTL, TrialHost, TrialWorld
+from aftersales.testing.hosts.interface import CALLER, TOKEN_TTL, TrialHost, TrialWorld
 from aftersales.testing.tasks import Customer, WorldStart
 from aftersales.worlds.client import WorldsApiError, WorldsClient
 
