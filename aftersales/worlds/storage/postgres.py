@@ -17,7 +17,6 @@ from sqlalchemy.pool import NullPool
 
 from aftersales.storage.database import make_engine
 from aftersales.worlds.model import Place
-from aftersales.worlds.storage.places import chunks
 from aftersales.worlds.world_errors import WorldBusy, WorldRequestError
 
 CODES = {"world": "w", "origin": "o", "template": "t", "scratch": "s"}
@@ -197,3 +196,9 @@ def _quoted(connection: Connection, name: str) -> str:
 
 def _state(error: DBAPIError) -> str | None:
     return getattr(error.orig, "sqlstate", None)
+
+
+def chunks(items: list[Place], size: int = 100) -> Iterator[list[Place]]:
+    """Places in groups, for queries that take a list."""
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
