@@ -8,7 +8,7 @@ from sqlalchemy import Engine
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
-from aftersales.mcp.metrics import Metrics
+from aftersales.metrics import Metrics
 from aftersales.security.cursors import SignedCursors
 from aftersales.security.issuer_keys import IssuerKeys
 from aftersales.security.keys import caller_keys, key_ring
