@@ -30,7 +30,8 @@ class App:
     """Everything a request needs; the engine is created on first use, never at import."""
 
     settings: Settings = field(default_factory=Settings)
-    # Answers a world's forms itself (issue #14's scripted customer); None leaves every question to the client.
+    # Answers a world's forms itself, so a scripted customer can stand in for the person; None leaves every question
+    # to the client.
     form_answerer: FormAnswerer | None = None
     # How the OAuth issuer is reached; None: over the network (tests put an issuer in memory here).
     issuer_transport: httpx2.AsyncBaseTransport | None = None

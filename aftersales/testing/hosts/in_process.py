@@ -1,4 +1,4 @@
-"""The harness's host: worlds (phase 2 of issue #13), a server on a loopback port, and a fresh world per trial.
+"""The in-process host: the harness's own server on a loopback port, and a fresh world per trial.
 
 `Host` opens a trial for a task (a world copied from the task's start, frozen at its clock, with deterministic
 ids), hands out the trial's MCP URL and a token bound to the world, and afterwards the world's diff and trace. The
