@@ -8,7 +8,7 @@ from sqlalchemy import Engine
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
-from aftersales.mcp.metrics import Metrics
+from aftersales.metrics import Metrics
 from aftersales.security.cursors import SignedCursors
 from aftersales.security.issuer_keys import IssuerKeys
 from aftersales.security.keys import caller_keys, key_ring
@@ -19,10 +19,10 @@ from aftersales.storage.database import make_engine, make_session_factory
 from aftersales.storage.rate_buckets import SharedBuckets
 from aftersales.storage.unit_of_work import SqlUnitOfWork
 from aftersales.worlds import context
-from aftersales.worlds.errors import UnknownWorld
 from aftersales.worlds.routing import WorldRouter
 from aftersales.worlds.service import Worlds
 from aftersales.worlds.trace import FormAnswerer
+from aftersales.worlds.world_errors import UnknownWorld
 
 
 @dataclass
@@ -30,7 +30,8 @@ class App:
     """Everything a request needs; the engine is created on first use, never at import."""
 
     settings: Settings = field(default_factory=Settings)
-    # Answers a world's forms itself (issue #14's scripted customer); None leaves every question to the client.
+    # Answers a world's forms itself, so a scripted customer can stand in for the person; None leaves every question
+    # to the client.
     form_answerer: FormAnswerer | None = None
     # How the OAuth issuer is reached; None: over the network (tests put an issuer in memory here).
     issuer_transport: httpx2.AsyncBaseTransport | None = None

@@ -13,7 +13,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from aftersales.domain.policy import THRESHOLDS, Thresholds
 from aftersales.durations import parse_duration
 from aftersales.paths import shipped, user_data_dir
-from aftersales.ports import checked_port
+from aftersales.port_numbers import checked_port
 
 Duration = Annotated[timedelta, BeforeValidator(parse_duration)]
 # "~" and relative folders are fixed once, at start-up, so later changes of directory do not move them.

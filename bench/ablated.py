@@ -35,10 +35,10 @@ def _no_middlewares() -> None:
 
 
 def _no_read() -> None:
-    from aftersales.services import tickets
+    from aftersales.services import ticket_queries
     from bench.floor import TICKET
 
-    tickets.query_ticket = lambda uow, ticket_id: TICKET
+    ticket_queries.query_ticket = lambda uow, ticket_id: TICKET
 
 
 def _sync_tools(run: Callable[[Callable[[], Any]], Any]) -> None:

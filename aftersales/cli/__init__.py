@@ -5,7 +5,7 @@ Each command's module defines its arguments (`add`) and runs it; main imports on
 
 import argparse
 
-from aftersales.ports import checked_port
+from aftersales.port_numbers import checked_port
 
 
 def port(text: str) -> int:

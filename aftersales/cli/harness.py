@@ -7,7 +7,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from aftersales.cli.signals import sigterm_exits
-from aftersales.testing.host import Host, control_url, temporary_host
+from aftersales.testing.hosts.in_process import Host, control_url, temporary_host
 
 KEEP_HELP = (
     "Keep the run's temporary folder (its worlds, control database and keys) and print where it is; by default it "

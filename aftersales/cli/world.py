@@ -7,7 +7,7 @@ from contextlib import contextmanager
 from datetime import date, timedelta
 from pathlib import Path
 
-from aftersales.cli.token import add_claims, checked_claims
+from aftersales.cli.claims import add_claims, checked_claims
 from aftersales.clock import iso, wall
 from aftersales.durations import parse_duration
 from aftersales.security.keys import caller_keys

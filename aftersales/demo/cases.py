@@ -7,10 +7,7 @@ demo world.
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from aftersales.demo.driver import Column
+from typing import Any, Protocol
 
 TSHIRTS = "O-2026-001410"  # cheap_tshirts_in_window: ¥99.00 plus ¥10.00 shipping, under the confirmation threshold
 LAPTOP = "O-2026-001423"  # vip_laptop_recent: ¥12,999.00, so the server asks for the method and a confirmation
@@ -31,6 +28,24 @@ def arguments(case: str, order_id: str, **changes: Any) -> dict[str, Any]:
     } | changes
 
 
+class ColumnActions(Protocol):
+    """What a case's script does with the column playing it (demo.column.Column, which imports this module)."""
+
+    case: "Case"
+
+    async def create(self, arguments: dict[str, Any], *, tamper: bool = False, hold: bool = False) -> dict[str, Any]:
+        """Call after_sales_create_ticket, answering its questions as the person does."""
+        ...
+
+    async def cancel(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """Call after_sales_cancel_ticket, answering its questions as the person does."""
+        ...
+
+    def phase(self, name: str) -> None:
+        """Light up the case's step `name` on the page."""
+        ...
+
+
 @dataclass(frozen=True)
 class Case:
     """One guided case: `steps` are (phase, narration) pairs the page lights up as either column reaches them."""
@@ -40,7 +55,7 @@ class Case:
     summary: str
     order: str  # the order the case is about (its line 1)
     steps: tuple[tuple[str, str], ...]
-    script: Callable[["Column"], Awaitable[None]]
+    script: Callable[[ColumnActions], Awaitable[None]]
     suggested: dict[str, Any] = field(default_factory=dict)  # the answer a presenter gives: action and fields
     forms: bool = True  # whether the client declares that it can show forms
     short_rounds: frozenset[str] = frozenset()  # revisions whose client talks to the server with 5-second rounds
@@ -59,11 +74,11 @@ class Case:
         }
 
 
-async def one_ticket(column: "Column") -> None:
+async def one_ticket(column: ColumnActions) -> None:
     await column.create(arguments(column.case.key, column.case.order))
 
 
-async def without_forms(column: "Column") -> None:
+async def without_forms(column: ColumnActions) -> None:
     call = arguments(column.case.key, column.case.order)
     first = await column.create(call)
     if first.get("is_error"):
@@ -72,26 +87,26 @@ async def without_forms(column: "Column") -> None:
         await column.create(call | {"refund_method": "original_payment"})
 
 
-async def replay(column: "Column") -> None:
+async def replay(column: ColumnActions) -> None:
     call = arguments(column.case.key, column.case.order)
     await column.create(call)
     column.phase("replay")
     await column.create(call)
 
 
-async def bank_transfer(column: "Column") -> None:
+async def bank_transfer(column: ColumnActions) -> None:
     await column.create(arguments(column.case.key, column.case.order, refund_method="bank_transfer"))
 
 
-async def tampered(column: "Column") -> None:
+async def tampered(column: ColumnActions) -> None:
     await column.create(arguments(column.case.key, column.case.order), tamper=True)
 
 
-async def expired(column: "Column") -> None:
+async def expired(column: ColumnActions) -> None:
     await column.create(arguments(column.case.key, column.case.order), hold=True)
 
 
-async def withdraw(column: "Column") -> None:
+async def withdraw(column: ColumnActions) -> None:
     reason = "I found it cheaper elsewhere and will keep the one I have."
     await column.cancel({"ticket_id": AWAITING_RETURN, "reason": reason, "idempotency_key": "demo-withdraw-0001"})
 

@@ -25,7 +25,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from aftersales.app import App
 from aftersales.demo import export
 from aftersales.demo.cases import BY_KEY, CASES
-from aftersales.demo.driver import LEGACY, MODERN, Column
+from aftersales.demo.column import LEGACY, MODERN, Column
 from aftersales.demo.stage import Answer, Run, Stage
 from aftersales.demo.target import Target, TargetRefused, connect
 from aftersales.demo.worlds import DemoWorlds, Endpoint

@@ -16,7 +16,7 @@ from datetime import timedelta
 from aftersales.app import App
 from aftersales.domain.callers import ALL_SCOPES
 from aftersales.storage import migrate
-from aftersales.worlds.errors import UnknownWorld
+from aftersales.worlds.world_errors import UnknownWorld
 
 CALLER = "demo-agent"  # the caller id the demo's clients act as (owner of quotes, scope of idempotency keys)
 DEMO = "demo"  # the demo world's id

@@ -14,7 +14,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, CallToolResult, TextContent
 
-from aftersales.mcp.errors import internal_error
+from aftersales.mcp.error_mapping import internal_error
 from aftersales.mcp.forms import AnswerRefused
 from aftersales.mcp.problems import UNSTORABLE, AnchoredValidator, describe_problems, show, visible
 from aftersales.mcp.requests import tool_call

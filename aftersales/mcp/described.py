@@ -25,8 +25,8 @@ from aftersales.mcp.descriptions import (
 )
 from aftersales.settings import Settings
 from aftersales.worlds import context
-from aftersales.worlds.errors import WorldRequestError
 from aftersales.worlds.model import World
+from aftersales.worlds.world_errors import WorldRequestError
 
 
 class DescribedTools:

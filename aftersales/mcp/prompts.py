@@ -10,7 +10,7 @@ from pydantic import Field
 
 from aftersales.app import App
 from aftersales.domain.errors import AfterSalesError
-from aftersales.mcp.errors import protocol_error
+from aftersales.mcp.error_mapping import protocol_error
 from aftersales.mcp.resources import POLICY_URI, policy_for
 
 NAME = "after_sales_agent"

@@ -37,7 +37,7 @@ from mcp.shared.uri_template import UriTemplate
 
 from aftersales.domain.errors import RateLimited, ServiceUnavailable
 from aftersales.mcp.caller import current_caller_id
-from aftersales.mcp.errors import error_result, protocol_error
+from aftersales.mcp.error_mapping import error_result, protocol_error
 from aftersales.mcp.requests import resource_read, tool_call
 from aftersales.storage.rate_buckets import SharedBuckets
 from aftersales.worlds.context import current_id

@@ -24,8 +24,8 @@ from aftersales.domain.calls import (
     tool_label,
 )
 from aftersales.mcp.caller import current_caller_id
-from aftersales.mcp.metrics import Metrics
 from aftersales.mcp.requests import tool_call
+from aftersales.metrics import Metrics
 from aftersales.storage.audit import AuditLog, CallRecord
 from aftersales.worlds.context import current_id
 

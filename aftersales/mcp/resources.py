@@ -12,9 +12,9 @@ from aftersales.domain.errors import AfterSalesError
 from aftersales.domain.policy_text import PolicyText, render_policy
 from aftersales.domain.tickets import TICKET_NUMBER_PATTERN
 from aftersales.mcp.caller import authorize
-from aftersales.mcp.errors import resource_errors
+from aftersales.mcp.error_mapping import resource_errors
 from aftersales.mcp.fields import ORDER_ID_PATTERN
-from aftersales.services import orders, tickets
+from aftersales.services import orders, ticket_queries
 from aftersales.settings import Settings
 
 POLICY_URI = "aftersales://policy"
@@ -64,7 +64,7 @@ def register(server: MCPServer, app: App) -> None:
                 "Ask the customer to read the number from their confirmation message, then read "
                 "aftersales://tickets/<number> again.",
             )
-        return tickets.query_ticket(app.uow(one_statement=True), ticket_id).model_dump_json()
+        return ticket_queries.query_ticket(app.uow(one_statement=True), ticket_id).model_dump_json()
 
     @server.resource(
         ORDER_URI,

@@ -29,7 +29,7 @@ from aftersales.seeding.orders import (
     order_rows,
     order_status_for,
 )
-from aftersales.seeding.tickets import (
+from aftersales.seeding.ticket_builder import (
     Plan,
     Scheduled,
     SeedLine,

@@ -8,11 +8,11 @@ from typing import Any
 
 from aftersales.domain.enums import OrderStatus, ReasonCode, RefundMethod, TicketKind, TicketStatus, Tier
 from aftersales.domain.policy import CATEGORY_POLICIES, KIND_STATUSES, THRESHOLDS, CategoryPolicy, Thresholds
-from aftersales.seeding import tickets as ticket_builder
+from aftersales.seeding import ticket_builder
 from aftersales.seeding.catalog import GIVEN_NAMES, PRODUCTS, SURNAMES
 from aftersales.seeding.orders import category_rows, goods_minor, order_number, order_rows, order_status_for
 from aftersales.seeding.stories import APPENDED_STORIES, COD_STORIES, STORIES, Story
-from aftersales.seeding.tickets import CURRENCY, Plan, SeedLine
+from aftersales.seeding.ticket_builder import CURRENCY, Plan, SeedLine
 
 ANCHOR = datetime(2026, 11, 30, tzinfo=UTC)
 DEFAULT_SEED = 20261130

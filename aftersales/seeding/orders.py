@@ -10,7 +10,7 @@ from sqlalchemy import Connection, text
 from aftersales.domain.enums import Channel, OrderStatus, PaymentMethod
 from aftersales.domain.policy import CategoryPolicy
 from aftersales.domain.refunds import paid_minor
-from aftersales.seeding.tickets import CURRENCY
+from aftersales.seeding.ticket_builder import CURRENCY
 
 CHANNELS = [c.value for c in Channel]
 # Random orders are paid by card, wallet or gift card; cash on delivery comes only with its stories (COD_STORIES),

@@ -15,7 +15,7 @@ from aftersales.domain.tickets import Confirmation, TimelineEntry, customer_word
 from aftersales.services.idempotency import CANCELLATION
 from aftersales.services.ports.rows import Conflict
 from aftersales.services.ports.unit_of_work import UnitOfWork
-from aftersales.services.tickets import ticket_view
+from aftersales.services.ticket_queries import ticket_view
 from aftersales.services.views import CancelResult, TicketView
 
 

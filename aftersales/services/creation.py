@@ -25,7 +25,7 @@ from aftersales.services.payouts import CallPayout, Payout, call_payout
 from aftersales.services.ports.rows import TicketDetails
 from aftersales.services.ports.unit_of_work import UnitOfWork
 from aftersales.services.quotes import quote_for_use
-from aftersales.services.tickets import TIMELINE_LIMIT, view_of
+from aftersales.services.ticket_queries import TIMELINE_LIMIT, view_of
 from aftersales.services.views import CreateResult
 
 

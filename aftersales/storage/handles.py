@@ -13,7 +13,7 @@ from aftersales.domain.quotes import Quote
 from aftersales.domain.refunds import Breakdown
 from aftersales.services.ports import repositories as ports
 from aftersales.storage.base import table_of
-from aftersales.storage.driver import driver_writes
+from aftersales.storage.driver_cursor import driver_writes
 from aftersales.storage.models import IdempotencyRecord
 from aftersales.storage.models import Quote as QuoteRow
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy import Connection, Engine, inspect
 
 from aftersales.paths import shipped
+from aftersales.storage.database_errors import database_errors
 
 if TYPE_CHECKING:
     from alembic.config import Config
@@ -94,3 +95,9 @@ def current_revision(engine: Engine) -> str | None:
             return None
         versions = connection.exec_driver_sql("SELECT version_num FROM alembic_version").scalars().all()
     return versions[0] if len(versions) == 1 else None
+
+
+def probed_revision(engine: Engine) -> str | None:
+    """current_revision for the readiness probe: a database that does not answer is ServiceUnavailable."""
+    with database_errors():
+        return current_revision(engine)

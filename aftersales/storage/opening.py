@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 from aftersales.domain.tickets import NewTicket, TimelineEntry, ticket_number
 from aftersales.services.ports.rows import KeyResult
 from aftersales.storage.base import table_of
-from aftersales.storage.driver import driver_writes
+from aftersales.storage.driver_cursor import driver_writes
 from aftersales.storage.handles import COMPLETE_KEY
 from aftersales.storage.models import Ticket, TicketEvent, TicketSequence
 

@@ -27,7 +27,7 @@ from sqlalchemy import Boolean, Column, Engine, Float, MetaData, PoolProxiedConn
 from sqlalchemy.exc import DBAPIError
 
 from aftersales.storage.base import NAMING_CONVENTION
-from aftersales.storage.errors import database_errors
+from aftersales.storage.database_errors import database_errors
 
 METADATA = MetaData(naming_convention=NAMING_CONVENTION)
 RATE_BUCKETS = Table(
@@ -69,7 +69,7 @@ class SharedBuckets:
     """The rate buckets of every replica on one PostgreSQL database.
 
     Each method is one statement on a pooled connection, blocking: call it on a worker thread, never on the event
-    loop. An unreachable database raises ServiceUnavailable (storage.errors).
+    loop. An unreachable database raises ServiceUnavailable (storage.database_errors).
     """
 
     def __init__(self, engine: Engine, horizon: float) -> None:

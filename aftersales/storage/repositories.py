@@ -14,7 +14,7 @@ from aftersales.domain.tickets import NewTicket, TimelineEntry
 from aftersales.services.ports import repositories as ports
 from aftersales.services.ports.rows import KeyResult, LineFactsRow, TicketDetails, TicketWithTimeline
 from aftersales.storage.base import listed, table_of
-from aftersales.storage.driver import driver_rows, json_rows, moment
+from aftersales.storage.driver_cursor import driver_rows, json_rows, moment
 from aftersales.storage.models import Ticket, TicketEvent, open_ticket_condition
 from aftersales.storage.opening import event_row, open_ticket
 
@@ -26,7 +26,7 @@ def selected(columns: dict[str, str], fields: tuple[str, ...]) -> str:
     return ", ".join(columns.values())
 
 
-# The read path is the hottest in the service: its statements run on the driver directly (storage.driver), whose
+# The read path is the hottest in the service: its statements run on the driver directly (storage.driver_cursor), whose
 # rows are plain tuples, so each statement's columns are named by the row type they fill, in its order.
 # {p} is the driver's parameter marker.
 TICKET_COLUMNS = selected(
@@ -57,7 +57,7 @@ DETAILS_SQL = f"SELECT {TICKET_COLUMNS} {TICKET_JOINS}"
 class StoredEvent(NamedTuple):
     """A timeline event as the ticket statements read it: the entry's fields, then its id (the tie-break)."""
 
-    occurred_at: Any  # text on SQLite and inside JSON, a datetime on PostgreSQL (storage.driver.moment reads both)
+    occurred_at: Any  # text on SQLite and inside JSON, a datetime on PostgreSQL (driver_cursor.moment reads both)
     type: str
     actor: str
     note: str

@@ -14,21 +14,21 @@ from aftersales.otel.switch import enabled as traced
 from aftersales.services.ports.rows import Conflict
 from aftersales.services.ports.unit_of_work import UnitOfWork
 from aftersales.storage.database import WRITE, WRITE_LOCK_TIMEOUT, write_lock
-from aftersales.storage.driver import ONE_STATEMENT
-from aftersales.storage.errors import database_errors, translate
+from aftersales.storage.database_errors import database_errors, translate
+from aftersales.storage.driver_cursor import ONE_STATEMENT
 from aftersales.storage.handles import SqlIdempotencyRepository, SqlQuoteRepository
 from aftersales.storage.listings import SqlListingRepository
 from aftersales.storage.payouts import SqlPayoutRepository
 from aftersales.storage.repositories import SqlOrderRepository, SqlTicketRepository
 from aftersales.storage.tool_calls import SqlToolCallRepository
 
-DATABASE_FAILURES = (Conflict, ServiceUnavailable)  # what the driver's exceptions leave a unit as (storage.errors)
+DATABASE_FAILURES = (Conflict, ServiceUnavailable)  # what driver exceptions leave a unit as (database_errors)
 
 
 class SqlUnitOfWork(UnitOfWork):
     """A database transaction and the repositories that work inside it (the services' port, on SQLAlchemy).
 
-    Driver exceptions raised inside the `with` block leave it translated (storage.errors): a refused write as
+    Driver exceptions raised inside the `with` block leave it translated (storage.database_errors): a refused write as
     `Conflict`, an unreachable database as `ServiceUnavailable`.
     """
 
@@ -46,7 +46,7 @@ class SqlUnitOfWork(UnitOfWork):
     ) -> None:
         self._session_factory = session_factory
         self._write = write
-        # A read that is one driver statement runs it outside any transaction (storage.driver); a second one raises.
+        # A read that is one driver statement runs it outside any transaction (driver_cursor); a second one raises.
         self._one_statement = one_statement and not write
 
     def __enter__(self) -> Self:
@@ -99,8 +99,8 @@ class SqlUnitOfWork(UnitOfWork):
     def _open_span(self) -> Span | None:
         """The unit's span in the request's trace (None when traces are off): one per unit, not one per statement.
 
-        Hot reads run on the driver's cursor (storage.driver), where no SQLAlchemy event sees them; around the unit,
-        every statement of it is inside, the wait for SQLite's write lock included.
+        Hot reads run on the driver's cursor (storage.driver_cursor), where no SQLAlchemy event sees them; around the
+        unit, every statement of it is inside, the wait for SQLite's write lock included.
         """
         if not traced():
             return None

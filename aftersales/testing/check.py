@@ -9,7 +9,7 @@ import anyio
 from aftersales.domain.calls import FAILED
 from aftersales.testing.brief import Mode
 from aftersales.testing.conversation.engines import engine_for
-from aftersales.testing.host import Host
+from aftersales.testing.hosts.in_process import Host
 from aftersales.testing.parallel import run_all
 from aftersales.testing.reference import Say, StepResult, replay
 from aftersales.testing.scoring import Score, expects_change, score

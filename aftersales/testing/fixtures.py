@@ -17,7 +17,7 @@ from aftersales.testing.conversation.engines import check_engine, engine_for, tu
 from aftersales.testing.conversation.misses import customer_misses
 from aftersales.testing.conversation.model import CustomerEngine
 from aftersales.testing.customer import Callback, elicitation_callback
-from aftersales.testing.hosting import NO_CHANNEL, NoChannel, TrialHost, TrialWorld
+from aftersales.testing.hosts.interface import NO_CHANNEL, NoChannel, TrialHost, TrialWorld
 from aftersales.testing.loader import load, load_file
 from aftersales.testing.matching import outcome_problems
 from aftersales.testing.rules import rule_problems

@@ -17,7 +17,7 @@ import pytest
 
 if TYPE_CHECKING:
     from aftersales.testing.fixtures import AgentTrials, TaskRun, TestWorld
-    from aftersales.testing.hosting import TrialHost
+    from aftersales.testing.hosts.interface import TrialHost
 
 RUNS = pytest.StashKey[list["TaskRun"]]()
 OPTIONS = {  # option: (environment variable, help)
@@ -68,7 +68,7 @@ def aftersales_server(pytestconfig: pytest.Config) -> Iterator["TrialHost"]:
     Its keys, control database and worlds live in a temporary folder removed when the session ends (pytest's own
     temporary folders are kept for a few sessions), also when it fails or is interrupted.
     """
-    from aftersales.testing.remote import ServerUnavailable
+    from aftersales.testing.hosts.remote import ServerUnavailable
     from aftersales.testing.servers import open_host
 
     chosen = {name: option(pytestconfig, name) for name in OPTIONS}

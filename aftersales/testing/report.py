@@ -12,8 +12,8 @@ from aftersales.testing.llm import Spend
 from aftersales.testing.runner import TrialResult
 from aftersales.testing.scoring import VERDICTS, FailedPart, Verdict, expects_change, pass_hat_ks
 from aftersales.testing.tasks import SPLITS, Split, Task
-from aftersales.testing.trace import Spent as Usage
-from aftersales.testing.trace import TurnUsage
+from aftersales.testing.trajectory_lines import Spent as Usage
+from aftersales.testing.trajectory_lines import TurnUsage
 from aftersales.worlds.diff import describe
 
 FORMAT = "aftersales-eval-report/1"

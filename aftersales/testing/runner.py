@@ -21,7 +21,7 @@ from aftersales.testing.conversation.channel import Conversation
 from aftersales.testing.conversation.engines import check_engine, engine_for, turn_limit_for
 from aftersales.testing.conversation.misses import customer_misses
 from aftersales.testing.conversation.model import CustomerEngine
-from aftersales.testing.hosting import NO_CHANNEL, NoChannel, TrialHost, TrialWorld
+from aftersales.testing.hosts.interface import NO_CHANNEL, NoChannel, TrialHost, TrialWorld
 from aftersales.testing.judge import judge, not_judged
 from aftersales.testing.llm import ModelChoice, Spend
 from aftersales.testing.parallel import run_all

@@ -16,8 +16,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from aftersales.testing.hosting import TrialHost
-from aftersales.testing.remote import RemoteHost, ServerUnavailable
+from aftersales.testing.hosts.interface import TrialHost
+from aftersales.testing.hosts.remote import RemoteHost, ServerUnavailable
 
 MODES = ("in-process", "subprocess")
 READY = re.compile(r"serving MCP at (http://\S+?)/mcp\b")
@@ -66,7 +66,7 @@ def open_host(
         with spawned_server(folder, database_url) as server, RemoteHost(server.url, server.admin_token) as host:
             yield host
     else:
-        from aftersales.testing.host import Host, harness_settings
+        from aftersales.testing.hosts.in_process import Host, harness_settings
 
         with Host(harness_settings(database_url, folder)) as host:
             yield host
@@ -110,7 +110,7 @@ def spawned_server(folder: Path, database_url: str | None = None) -> Iterator[Sp
 
 def server_env(folder: Path, database_url: str | None = None) -> dict[str, str]:
     """The subprocess's environment: this one without AFTERSALES_* settings, plus the harness server's own."""
-    from aftersales.testing.host import HARNESS
+    from aftersales.testing.hosts.in_process import HARNESS
 
     env = {name: value for name, value in os.environ.items() if not name.startswith("AFTERSALES_")}
     env |= {f"AFTERSALES_{name.upper()}": str(value) for name, value in HARNESS.items()}

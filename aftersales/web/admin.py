@@ -15,7 +15,6 @@ from functools import partial
 from typing import Any
 
 import anyio
-from sqlalchemy.exc import SQLAlchemyError
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
@@ -29,10 +28,10 @@ from aftersales.security.tokens import InvalidToken, UnsignedToken, verify
 from aftersales.web.auth import unsigned_how_to
 from aftersales.web.oauth import OAuthCallers
 from aftersales.worlds import api, inspect
-from aftersales.worlds.errors import WorldError
 from aftersales.worlds.model import ADMIN_SCOPE
 from aftersales.worlds.timeline import describe
 from aftersales.worlds.trace import lines
+from aftersales.worlds.world_errors import WorldError
 
 log = logging.getLogger(__name__)
 PREFIX = "/admin/worlds"
@@ -180,14 +179,11 @@ class WorldsAdmin:
     ) -> Response:
         """Run `work` on a worker thread; a world it changed is read afresh by this process's next request."""
         try:
-            result = await anyio.to_thread.run_sync(work)
+            result = await anyio.to_thread.run_sync(api.run, work)
         except WorldError as error:
             return _error(error.status, error.kind, str(error))
-        except AfterSalesError as error:  # the database behind a unit of work is unavailable, for one
+        except AfterSalesError as error:  # a database that does not answer is ServiceUnavailable, for one
             return _error(503 if error.retryable else 400, error.kind, str(error))
-        except SQLAlchemyError:
-            log.exception("a world operation failed on the database")
-            return _error(503, "unavailable", "The database did not answer. World operations need it. Retry shortly.")
         except Exception:
             reference = uuid.uuid4().hex[:12]
             log.exception("a world operation failed, reference %s", reference)

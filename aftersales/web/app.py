@@ -10,7 +10,6 @@ import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
 from mcp.server.transport_security import TransportSecuritySettings
-from sqlalchemy.exc import SQLAlchemyError
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -18,10 +17,11 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from aftersales.app import App
+from aftersales.domain.errors import ServiceUnavailable
 from aftersales.mcp.described import world_texts_of
 from aftersales.mcp.server import build_server
 from aftersales.settings import Settings
-from aftersales.storage.migrate import HEAD, current_revision
+from aftersales.storage.migrate import HEAD, probed_revision
 from aftersales.web.admin import admin_routes
 from aftersales.web.auth import BearerAuth, unsigned_how_to
 from aftersales.web.bodies import WholeBodies
@@ -37,8 +37,8 @@ HOUSEKEEPING_EVERY = 60.0  # seconds between drops of unused worlds and closes o
 def readiness(app: App) -> tuple[bool, str]:
     """Whether the database answers and is migrated to head, with a reason when not."""
     try:
-        current = current_revision(app.engine)
-    except SQLAlchemyError:
+        current = probed_revision(app.engine)
+    except ServiceUnavailable:
         return False, "database unreachable"
     if current != HEAD:
         return False, f"database at revision {current or 'none'}, code expects {HEAD}; run `aftersales db upgrade`"

@@ -22,8 +22,8 @@ from aftersales.security.tokens import InvalidToken, TokenClaims, UnsignedToken,
 from aftersales.settings import Settings
 from aftersales.web.oauth import HOW_TO as OAUTH_HOW_TO
 from aftersales.web.oauth import OAuthCallers
-from aftersales.worlds.errors import UnknownWorld
 from aftersales.worlds.routing import WorldRouter
+from aftersales.worlds.world_errors import UnknownWorld
 
 HOW_TO = "Send 'Authorization: Bearer <token>'; the operator issues tokens with `aftersales token issue --caller NAME`."
 WORLD_HOW_TO = (

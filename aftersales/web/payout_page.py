@@ -25,7 +25,7 @@ from aftersales.clock import now
 from aftersales.domain.payouts import AccountProblems
 from aftersales.services import payouts
 from aftersales.services.payouts import PageGone, PageView
-from aftersales.worlds.errors import UnknownWorld
+from aftersales.worlds.world_errors import UnknownWorld
 
 T = TypeVar("T")
 COOKIE = "aftersales_payout"

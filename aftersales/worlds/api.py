@@ -7,15 +7,16 @@ of a body and every answer's shape is here, so the CLI and the HTTP API stay the
 import re
 from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from aftersales.clock import wall
 from aftersales.domain.callers import ALL_SCOPES
 from aftersales.durations import parse_duration
+from aftersales.storage.database_errors import database_errors
 from aftersales.worlds import bounds, inspect
-from aftersales.worlds.errors import WorldRequestError
 from aftersales.worlds.model import CLOCK_MODES, TOKEN_SCOPES, World, parse_instant
 from aftersales.worlds.service import ID_PATTERN, Worlds
+from aftersales.worlds.world_errors import WorldRequestError
 
 CALLER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,63}$")  # as `aftersales token issue --caller` accepts
 DEFAULT_TTL = "1d"
@@ -23,7 +24,15 @@ CREATE_FIELDS = {
     *("from", "clock", "at", "deterministic", "seed", "id", "lease"),
     *("caller", "scopes", "ttl", "tool_descriptions"),
 }
+T = TypeVar("T")
 Texts = Callable[[object], str]  # a body's "tool_descriptions" -> the checked set's stored text (mcp/described.py)
+
+
+def run(operation: Callable[[], T]) -> T:
+    """Run one operation with driver exceptions in the project's words: a database that does not answer is
+    ServiceUnavailable, as storage translates it everywhere else, so the admin API never handles SQLAlchemy's."""
+    with database_errors():
+        return operation()
 
 
 def create(worlds: Worlds, body: Mapping[str, Any], mcp_url: str, texts: Texts | None = None) -> dict[str, Any]:

@@ -9,8 +9,8 @@ from datetime import UTC, date, datetime, timedelta
 
 from aftersales.clock import iso
 from aftersales.durations import describe_duration
-from aftersales.worlds.errors import WorldRequestError
 from aftersales.worlds.model import iso_exact
+from aftersales.worlds.world_errors import WorldRequestError
 
 EARLIEST = datetime(2000, 1, 1, tzinfo=UTC)
 LATEST = datetime(2999, 12, 31, 23, 59, 59, tzinfo=UTC)

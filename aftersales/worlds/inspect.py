@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from aftersales.worlds.diff import diff
-from aftersales.worlds.errors import WorldRequestError
 from aftersales.worlds.model import Place, World
 from aftersales.worlds.service import ID_PATTERN, Worlds
 from aftersales.worlds.snapshot import FORMAT, GENERATED, Known, canonical, digest, known, table_names
 from aftersales.worlds.storage.rows import Printed, read_tables
+from aftersales.worlds.world_errors import WorldRequestError
 
 Tables = tuple[str, ...] | None  # the tables to compare, or None for all of them
 

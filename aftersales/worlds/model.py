@@ -8,7 +8,7 @@ from typing import Any
 
 from aftersales.clock import iso
 from aftersales.domain.callers import ALL_SCOPES
-from aftersales.worlds.errors import WorldRequestError
+from aftersales.worlds.world_errors import WorldRequestError
 
 CLOCK_MODES = ("real", "frozen", "offset")
 SOURCE_KINDS = ("baseline", "dataset", "database", "world")

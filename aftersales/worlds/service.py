@@ -21,12 +21,12 @@ from aftersales.storage.database import make_engine
 from aftersales.storage.unit_of_work import SqlUnitOfWork
 from aftersales.worlds import bounds, context, templates
 from aftersales.worlds.engines import WorldEngines
-from aftersales.worlds.errors import UnknownWorld, WorldLimitReached, WorldRequestError
 from aftersales.worlds.model import Place, World, WorldClock, iso_exact, midnight
-from aftersales.worlds.storage import trace as trace_store
+from aftersales.worlds.storage import trace_table
 from aftersales.worlds.storage.places import places_for
 from aftersales.worlds.storage.registry import WorldRegistry
 from aftersales.worlds.trace import Draft, turn
+from aftersales.worlds.world_errors import UnknownWorld, WorldLimitReached, WorldRequestError
 
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{0,23}$")
 STALE_CREATION = timedelta(minutes=10)  # a creation unfinished this long was interrupted; housekeeping drops it
@@ -228,17 +228,17 @@ class Worlds:
 
     def trace(self, world_id: str) -> list[dict[str, Any]]:
         """Every entry of the world's trace, in order (aftersales-trace/1)."""
-        return trace_store.entries(self.engines.engine(self.get(world_id).location))
+        return trace_table.entries(self.engines.engine(self.get(world_id).location))
 
     def append_trace(self, world: World, draft: Draft) -> dict[str, Any]:
         """Write one call's trace entry to the world's database, now; return it numbered."""
-        return trace_store.append(self.engines.engine(world.location), draft, clock.wall())
+        return trace_table.append(self.engines.engine(world.location), draft, clock.wall())
 
     def append_turn(self, world_id: str, speaker: str, text: str, **facts: Any) -> dict[str, Any]:
         """Write one conversation turn to the world's trace, stamped with the world's clock; return it numbered."""
         world, wall = self.get(world_id), clock.wall()
         entry = turn(world.id, iso_exact(world.clock.now(wall)), iso_exact(wall), speaker, text, **facts)
-        return trace_store.append_turn(self.engines.engine(world.location), entry, wall)
+        return trace_table.append_turn(self.engines.engine(world.location), entry, wall)
 
     def unit_of_work(self, world_id: str, write: bool = False) -> SqlUnitOfWork:
         """A unit of work on the world's database."""
@@ -294,7 +294,7 @@ class Worlds:
     def _clear_trace(self, place: Place) -> None:
         engine = make_engine(self.places.url(place), wal=False, poolclass=NullPool)  # a fresh copy: keep its journal
         try:
-            trace_store.clear(engine)
+            trace_table.clear(engine)
         finally:
             engine.dispose()
 

@@ -24,12 +24,12 @@ from aftersales.seeding import dataset, loader
 from aftersales.seeding.generator import ANCHOR
 from aftersales.storage import migrate
 from aftersales.storage.database import make_engine
-from aftersales.worlds.errors import WorldRequestError
 from aftersales.worlds.model import Place
 from aftersales.worlds.storage import changes
 from aftersales.worlds.storage.places import Places
 from aftersales.worlds.storage.rows import business_tables, shift_dates
 from aftersales.worlds.storage.sqlite import HEADER
+from aftersales.worlds.world_errors import WorldRequestError
 
 GENERATED_DAY = ANCHOR.date()  # the day `aftersales seed generate` writes a database's dates relative to
 # Worlds made at once in one process wait for the one build of a missing template rather than each building it.

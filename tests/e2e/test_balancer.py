@@ -24,7 +24,7 @@ from tests.support.clients import connect_http
 from tests.support.creation import create_arguments
 from tests.support.database import engine_at, untouched_orders
 from tests.support.elicitation import Person
-from tests.support.ports import free_port
+from tests.support.free_ports import free_port
 
 pytestmark = [pytest.mark.anyio, pytest.mark.http]
 CREATE, CANCEL, QUERY = "after_sales_create_ticket", "after_sales_cancel_ticket", "after_sales_query_ticket"

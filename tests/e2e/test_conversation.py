@@ -16,8 +16,8 @@ import pytest
 from aftersales.testing import schemas
 from aftersales.testing.conversation.client import ChannelRefused
 from aftersales.testing.fixtures import AgentTrials
-from aftersales.testing.host import Host
-from aftersales.testing.hosting import TrialWorld
+from aftersales.testing.hosts.in_process import Host
+from aftersales.testing.hosts.interface import TrialWorld
 from aftersales.testing.loader import load
 from aftersales.testing.runner import Agent, run_trial
 from tests.support.customers import BrokenCustomer, FactCustomer

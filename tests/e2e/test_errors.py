@@ -6,7 +6,7 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from aftersales.domain.callers import ALL_SCOPES, Caller
-from aftersales.services import tickets
+from aftersales.services import ticket_queries
 from tests.support.clients import connect, connect_http, leaks
 
 pytestmark = pytest.mark.anyio
@@ -55,7 +55,7 @@ async def test_an_unexpected_fault_is_a_32603_with_a_reference_whose_traceback_i
     def broken(*_args, **_kwargs):
         raise RuntimeError("disk on fire at /srv/secret/path")
 
-    monkeypatch.setattr(tickets, "query_ticket", broken)
+    monkeypatch.setattr(ticket_queries, "query_ticket", broken)
     caplog.set_level(logging.ERROR, logger="aftersales.tools")
     async with connect(server, mode) as client:
         with pytest.raises(MCPError) as fault:

@@ -19,7 +19,7 @@ from aftersales.testing.brief import brief_for
 from aftersales.testing.loader import load
 from tests.support import ROOT
 from tests.support.evals import failed, run, trajectory
-from tests.support.ports import free_port
+from tests.support.free_ports import free_port
 
 AGENT = f"{sys.executable} {ROOT / 'examples' / 'llm_agent'}"
 # (mode, protocol, forms): tasks, the first of which asks a form that the customer accepts.

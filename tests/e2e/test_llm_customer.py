@@ -15,7 +15,7 @@ import pytest
 from aftersales.testing import schemas
 from aftersales.testing.conversation.llm_customer import PROMPT_VERSION
 from aftersales.testing.fixtures import AgentTrials, TestWorld
-from aftersales.testing.host import Host
+from aftersales.testing.hosts.in_process import Host
 from aftersales.testing.loader import load
 from aftersales.testing.reference import replay
 from aftersales.testing.runner import Agent, run_trial

@@ -29,10 +29,10 @@ from tests.support import conformance
 from tests.support.apps import settings_for
 from tests.support.creation import create_arguments
 from tests.support.elicitation import Person
+from tests.support.free_ports import free_port
 from tests.support.issuer import hmac_signed, pem_of, segment, unsigned_token
 from tests.support.oauth_hosts import connect_oauth, machine_host, person_host
 from tests.support.oauth_server import AuthorizationServer
-from tests.support.ports import free_port
 from tests.support.sessions import ACCEPT
 from tests.support.web import serving
 

@@ -11,8 +11,8 @@ from aftersales.worlds.client import WorldsClient
 from aftersales.worlds.model import ADMIN_SCOPE
 from tests.support.clients import bearer_token, connect_http
 from tests.support.episodes import Served, serving_worlds
+from tests.support.free_ports import free_port
 from tests.support.issuer import ISSUER, FakeIssuer, ec_key, hmac_with_public_key, unsigned_token
-from tests.support.ports import free_port
 
 pytestmark = [pytest.mark.anyio, pytest.mark.http]
 OPENING = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "oauth-test", "version": "1"}}

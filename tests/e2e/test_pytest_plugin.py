@@ -85,7 +85,7 @@ import sys
 
 def test_nothing_of_aftersales_is_loaded():
     assert "aftersales.testing.plugin" in sys.modules  # registered by the package
-    assert "aftersales.testing.host" not in sys.modules and "aftersales.app" not in sys.modules
+    assert "aftersales.testing.hosts.in_process" not in sys.modules and "aftersales.app" not in sys.modules
 """
     )
     result = pytester.runpytest_subprocess("-q")

@@ -11,8 +11,8 @@ import pytest
 from aftersales.app import App
 from aftersales.bootstrap import prepare
 from aftersales.domain.callers import ALL_SCOPES
-from aftersales.testing.host import harness_settings
-from aftersales.testing.remote import LEASE, RemoteHost, ServerUnavailable
+from aftersales.testing.hosts.in_process import harness_settings
+from aftersales.testing.hosts.remote import LEASE, RemoteHost, ServerUnavailable
 from aftersales.testing.tasks import WorldStart
 from aftersales.web.app import create_web_app
 from aftersales.worlds.model import ADMIN_SCOPE
@@ -26,7 +26,7 @@ REMOTE_TESTS = (
     + """
 from pathlib import Path
 
-from aftersales.testing.remote import NeedsInProcessServer
+from aftersales.testing.hosts.remote import NeedsInProcessServer
 
 
 

@@ -10,6 +10,7 @@ from aftersales.mcp.server import build_server
 from aftersales.settings import Settings
 from aftersales.web.app import create_web_app
 from tests.support.clients import connect
+from tests.support.episodes import admin_token
 
 pytestmark = pytest.mark.anyio
 NOWHERE = "postgresql+psycopg://nobody@127.0.0.1:1/none"  # port 1: nothing listens there
@@ -34,3 +35,11 @@ async def test_readiness_is_503_while_the_database_is_down(unreachable):
         assert (await http.get("/healthz")).status_code == 200
         ready = await http.get("/readyz")
     assert ready.status_code == 503 and ready.json()["detail"] == "database unreachable"
+
+
+async def test_a_world_operation_while_the_database_is_down_is_a_503_that_says_to_retry(unreachable):
+    transport = httpx.ASGITransport(app=create_web_app(unreachable))
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as http:
+        answer = await http.get("/admin/worlds", headers={"authorization": f"Bearer {admin_token(unreachable)}"})
+    assert answer.status_code == 503 and answer.json()["error"] == "unavailable"
+    assert "did not answer" in answer.json()["message"] and "Retry" in answer.json()["message"]

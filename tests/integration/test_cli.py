@@ -14,7 +14,7 @@ from aftersales.security import tokens
 from aftersales.settings import Settings
 from tests.support import database
 from tests.support.database import engine_at
-from tests.support.ports import free_port
+from tests.support.free_ports import free_port
 
 
 def row_counts(url: str) -> dict[str, int]:

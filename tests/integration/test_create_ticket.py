@@ -22,7 +22,7 @@ from aftersales.domain.errors import AfterSalesError, HandleExpired, NotFound
 from aftersales.domain.rule_codes import RuleCode
 from aftersales.services.creation import Decisions, may_ask, preflight
 from aftersales.services.quotes import estimate_refund
-from aftersales.services.tickets import query_ticket
+from aftersales.services.ticket_queries import query_ticket
 from aftersales.storage.models import IdempotencyRecord, Ticket, TicketSequence
 from aftersales.storage.repositories import SqlTicketRepository
 from tests.support.clients import ALICE, BOB

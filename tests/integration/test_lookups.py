@@ -12,7 +12,7 @@ from aftersales.domain.lookups import CustomerKey, TicketScope
 from aftersales.security.cursors import SignedCursors
 from aftersales.services.creation import Decisions
 from aftersales.services.orders import find_orders, get_order
-from aftersales.services.tickets import list_tickets
+from aftersales.services.ticket_queries import list_tickets
 from aftersales.storage.models import Customer, Order, Ticket
 from aftersales.storage.repositories import LINE_FACTS_SQL, ORDER_LINE_FACTS_SQL
 from tests.support.creation import create, ticket_request

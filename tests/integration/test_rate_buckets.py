@@ -19,7 +19,7 @@ from aftersales.storage.database import make_engine
 from aftersales.storage.rate_buckets import SharedBuckets
 from aftersales.worlds import context
 from tests.support.clients import ALICE, BOB
-from tests.support.ports import free_port
+from tests.support.free_ports import free_port
 from tests.support.postgres import scratch_database
 from tests.support.rate_limits import SERVED, Clock, Limited, retry_after
 from tests.support.worlds import a_world

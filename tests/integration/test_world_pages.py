@@ -11,7 +11,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from aftersales.testing.host import Host
+from aftersales.testing.hosts.in_process import Host
 from aftersales.testing.loader import load
 from aftersales.testing.reference import replay
 from aftersales.testing.scoring import score

@@ -13,10 +13,10 @@ from aftersales.storage import migrate
 from aftersales.storage.database import make_engine, make_session_factory
 from aftersales.storage.models import Customer, Order, Quote
 from aftersales.storage.unit_of_work import SqlUnitOfWork
-from aftersales.worlds.errors import WorldBusy, WorldRequestError
 from aftersales.worlds.model import Place
 from aftersales.worlds.storage import postgres
 from aftersales.worlds.templates import GENERATED_DAY
+from aftersales.worlds.world_errors import WorldBusy, WorldRequestError
 from tests.support.worlds import AGENT, PINNED, POLICY
 
 ADMIN_RULE = 'comes from "baseline", a dataset file in'

@@ -6,7 +6,7 @@ from sqlalchemy import func, select
 
 from aftersales.storage.audit import AuditLog, CallRecord
 from aftersales.storage.models import ToolCall
-from aftersales.worlds.errors import UnknownWorld
+from aftersales.worlds.world_errors import UnknownWorld
 from tests.support.worlds import PINNED, traced_call
 
 QUESTION = {"key": "after_sales_create_ticket:refund_method", "method": "elicitation/create", "message": "Where to?"}

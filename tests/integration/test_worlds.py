@@ -13,7 +13,7 @@ from aftersales.seeding import loader
 from aftersales.services.creation import Decisions, create_ticket
 from aftersales.services.quotes import estimate_refund, quote_for_use
 from aftersales.storage.models import Order, Ticket
-from aftersales.worlds.errors import UnknownWorld, WorldLimitReached, WorldRequestError
+from aftersales.worlds.world_errors import UnknownWorld, WorldLimitReached, WorldRequestError
 from tests.support.worlds import AGENT, PINNED, POLICY, next_number, ticket_request
 
 CONFIRMED = Decisions(method=RefundMethod.ORIGINAL_PAYMENT, confirmation="person")

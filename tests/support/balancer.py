@@ -17,7 +17,7 @@ import httpx
 
 from tests.support import ROOT, apt
 from tests.support.apps import UNLIMITED
-from tests.support.ports import free_port
+from tests.support.free_ports import free_port
 from tests.support.processes import LoopbackProcess
 from tests.support.serve import STOP_TIMEOUT, ServeProcess, new_key
 

@@ -18,7 +18,7 @@ from typing import Any
 import yaml
 
 from tests.support import node
-from tests.support.ports import free_port
+from tests.support.free_ports import free_port
 
 PACKAGE = node.MODULES / "@modelcontextprotocol" / "conformance"
 FAILING = {"FAILURE", "WARNING"}

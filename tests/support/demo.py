@@ -11,7 +11,7 @@ from aftersales.demo.web import create_demo_app
 from aftersales.settings import Settings
 from tests.support import ROOT
 from tests.support.apps import SEED_DIR
-from tests.support.ports import free_port
+from tests.support.free_ports import free_port
 from tests.support.web import serving
 
 SHOTS = ROOT / "tests" / "e2e" / "screenshots"

@@ -16,7 +16,7 @@ from aftersales.worlds.model import ADMIN_SCOPE
 from tests.support.clients import bearer_token, connect_http
 from tests.support.creation import create_arguments
 from tests.support.elicitation import Person
-from tests.support.ports import free_port
+from tests.support.free_ports import free_port
 from tests.support.web import serving
 from tests.support.worlds import WorldsHome
 

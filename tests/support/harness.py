@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from aftersales.testing.check import check_tasks, explain
-from aftersales.testing.host import Host, harness_settings
+from aftersales.testing.hosts.in_process import Host, harness_settings
 from aftersales.testing.loader import load
 from tests.support.worlds import WorldsHome
 

@@ -2,7 +2,7 @@
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from aftersales.mcp.metrics import Metrics
+from aftersales.metrics import Metrics
 
 
 def samples(metrics: Metrics, name: str) -> dict[tuple[tuple[str, str], ...], float]:

@@ -24,7 +24,7 @@ from urllib.parse import urljoin
 import httpx
 
 from tests.support import node
-from tests.support.ports import free_port
+from tests.support.free_ports import free_port
 from tests.support.processes import LoopbackProcess
 
 SCRIPT = "oauth/provider.mjs"  # relative to tests/e2e/ts

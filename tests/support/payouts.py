@@ -21,7 +21,7 @@ from aftersales.web.app import create_web_app
 from tests.support.apps import settings_for
 from tests.support.clients import SUPPORT_BOT
 from tests.support.elicitation import Action
-from tests.support.ports import free_port
+from tests.support.free_ports import free_port
 from tests.support.web import serving
 from tests.support.worlds import ticket_request
 

@@ -21,7 +21,7 @@ from sqlalchemy.engine import make_url
 
 from aftersales.storage.database import make_engine
 from tests.support import apt
-from tests.support.ports import free_port
+from tests.support.free_ports import free_port
 
 SERVICE_USER = "postgres"
 _numbers = itertools.count()

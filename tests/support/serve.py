@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 
 from tests.support.clients import bearer_token
-from tests.support.ports import free_port
+from tests.support.free_ports import free_port
 from tests.support.processes import LoopbackProcess
 
 SERVE = [sys.executable, "-m", "aftersales", "serve"]

@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from starlette.types import ASGIApp
 
 from aftersales.web.serving import Server, config
-from tests.support.ports import free_port
+from tests.support.free_ports import free_port
 
 START_TIMEOUT = 15  # seconds
 STOP_TIMEOUT = 10  # seconds

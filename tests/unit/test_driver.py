@@ -8,7 +8,7 @@ import pytest
 from mcp_types import ElicitRequestFormParams, ElicitRequestURLParams
 
 from aftersales.demo.cases import BY_KEY
-from aftersales.demo.driver import LEGACY, Column, question
+from aftersales.demo.column import LEGACY, Column, question
 from aftersales.demo.stage import Answer, Run
 from aftersales.demo.worlds import Endpoint
 

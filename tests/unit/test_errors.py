@@ -1,5 +1,5 @@
-"""mcp/errors.py: domain errors as isError results with their kind and rule code, and where the protocol has no isError
-result, as JSON-RPC errors a host can act on."""
+"""mcp/error_mapping.py: domain errors as isError results with their kind and rule code, and where the protocol has
+no isError result, as JSON-RPC errors a host can act on."""
 
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS
 
@@ -12,7 +12,7 @@ from aftersales.domain.errors import (
     ServiceUnavailable,
 )
 from aftersales.domain.rule_codes import RuleCode
-from aftersales.mcp.errors import error_result, protocol_error
+from aftersales.mcp.error_mapping import error_result, protocol_error
 
 CLOSED = RuleViolation(RuleCode.TICKET_NOT_CANCELLABLE, "Ticket T-2026-0042 is closed.", "Closed.", "Do not retry.")
 

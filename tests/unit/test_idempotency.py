@@ -13,7 +13,7 @@ from aftersales.clock import now
 from aftersales.domain.errors import Retryable, RuleViolation
 from aftersales.services.cancellation import cancel_ticket
 from aftersales.services.creation import create_ticket
-from aftersales.storage.errors import Conflict
+from aftersales.storage.database_errors import Conflict
 from tests.support.cancellation import cancel_request
 from tests.support.clients import ALICE
 from tests.support.creation import CONFIRMED, POLICY, ticket_request

@@ -6,9 +6,9 @@ import anyio
 from prometheus_client.openmetrics.parser import text_string_to_metric_families as openmetrics_families
 from prometheus_client.parser import text_string_to_metric_families
 
-from aftersales.mcp.metrics import OUTCOMES, RETRY_KINDS, UNKNOWN, Metrics
 from aftersales.mcp.server import build_server
 from aftersales.mcp.tools import NAMES
+from aftersales.metrics import OUTCOMES, RETRY_KINDS, UNKNOWN, Metrics
 from tests.support.metrics import samples
 
 EVIL = 'after_sales_query_ticket"} 1\nfake_metric{x="'

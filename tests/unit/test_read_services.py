@@ -12,7 +12,7 @@ from aftersales.security.cursors import SignedCursors
 from aftersales.services.creation import Decisions, create_ticket
 from aftersales.services.lines import order_lines
 from aftersales.services.orders import find_orders, get_order, why_not
-from aftersales.services.tickets import list_tickets
+from aftersales.services.ticket_queries import list_tickets
 from tests.support.creation import ALICE, POLICY, ticket_request
 from tests.support.fakes import FakeDatabase, FakeUnitOfWork
 

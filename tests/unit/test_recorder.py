@@ -20,9 +20,9 @@ from aftersales.domain.calls import QUERY_TICKET
 from aftersales.domain.errors import RuleViolation
 from aftersales.domain.rule_codes import RuleCode
 from aftersales.mcp.caller import acting_as
-from aftersales.mcp.errors import error_result
-from aftersales.mcp.metrics import Metrics
+from aftersales.mcp.error_mapping import error_result
 from aftersales.mcp.recorder import CallRecorder, classify
+from aftersales.metrics import Metrics
 from aftersales.storage.audit import CallRecord
 from aftersales.worlds import context
 from tests.support.clients import ALICE

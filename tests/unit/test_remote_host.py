@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
+from aftersales.testing.hosts.remote import ServerUnavailable, remote_refusal
 from aftersales.testing.loader import load
-from aftersales.testing.remote import ServerUnavailable, remote_refusal
 from aftersales.testing.servers import open_host
 from aftersales.testing.tasks import WorldStart
 
@@ -55,8 +55,8 @@ def test_options_that_cannot_name_one_usable_server_are_refused_before_anything_
 
 def test_conversation_trials_on_a_running_server_are_refused_before_any_world_is_made() -> None:
     from aftersales.testing.fixtures import AgentTrials
-    from aftersales.testing.hosting import NoChannel
-    from aftersales.testing.remote import RemoteHost
+    from aftersales.testing.hosts.interface import NoChannel
+    from aftersales.testing.hosts.remote import RemoteHost
 
     host = RemoteHost("http://127.0.0.1:9/mcp", "unused")  # never reached: the refusal comes first
     try:

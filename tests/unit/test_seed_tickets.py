@@ -8,8 +8,8 @@ from freezegun import freeze_time
 
 from aftersales.clock import now
 from aftersales.domain.enums import EventType, Stage
-from aftersales.seeding.tickets import keep_current
-from aftersales.services.tickets import query_ticket
+from aftersales.seeding.ticket_builder import keep_current
+from aftersales.services.ticket_queries import query_ticket
 from tests.support.fakes import FakeDatabase, FakeUnitOfWork
 
 ANCHOR = datetime(2026, 11, 30, tzinfo=UTC)

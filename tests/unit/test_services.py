@@ -17,7 +17,7 @@ from aftersales.security.payout_keys import AccountCipher
 from aftersales.services import payouts
 from aftersales.services.creation import Decisions, create_ticket, preflight
 from aftersales.services.quotes import estimate_refund, quote_for_use
-from aftersales.services.tickets import query_ticket
+from aftersales.services.ticket_queries import query_ticket
 from tests.support.clients import ALICE, BOB
 from tests.support.creation import CONFIRMED, POLICY, ticket_request
 from tests.support.estimates import ESTIMATES, FIELDS

@@ -14,7 +14,7 @@ from aftersales.domain.rule_codes import RuleCode
 from aftersales.services.cancellation import cancel_ticket, preflight
 from aftersales.services.creation import create_ticket
 from aftersales.services.quotes import estimate_refund
-from aftersales.services.tickets import query_ticket
+from aftersales.services.ticket_queries import query_ticket
 from tests.support.cancellation import WORDS, cancel_request
 from tests.support.clients import ALICE, BOB
 from tests.support.creation import CONFIRMED, POLICY, ticket_request

@@ -1,4 +1,4 @@
-"""seeding/tickets.py, the one ticket builder: numbered in creation order, reviewed by the live rule."""
+"""seeding/ticket_builder.py, the one ticket builder: numbered in creation order, reviewed by the live rule."""
 
 import random
 import re
@@ -8,7 +8,7 @@ from aftersales.domain.enums import ReasonCode, RefundMethod, TicketKind, Ticket
 from aftersales.domain.policy import THRESHOLDS
 from aftersales.domain.refunds import LineFacts
 from aftersales.domain.tickets import TICKET_NUMBER_PATTERN, WORDS_IN_TIMELINE, customer_words, ticket_number
-from aftersales.seeding.tickets import Plan, SeedLine, build, open_for_days, schedule
+from aftersales.seeding.ticket_builder import Plan, SeedLine, build, open_for_days, schedule
 
 DELIVERED = datetime(2025, 12, 1, tzinfo=UTC)
 

@@ -21,8 +21,8 @@ from aftersales.mcp.descriptions import (
 )
 from aftersales.mcp.server import build_server
 from aftersales.settings import Settings
-from aftersales.worlds.errors import WorldRequestError
 from aftersales.worlds.model import described_as
+from aftersales.worlds.world_errors import WorldRequestError
 from tests.support.apps import app_without_database
 from tests.support.descriptions import ALTERNATIVE, CREATE, QUERY, texts_removed, write_set
 

@@ -3,9 +3,11 @@
 from datetime import timedelta
 
 import pytest
+from sqlalchemy.exc import OperationalError
 
+from aftersales.domain.errors import ServiceUnavailable
 from aftersales.worlds import api
-from aftersales.worlds.errors import WorldRequestError
+from aftersales.worlds.world_errors import WorldRequestError
 from tests.support.worlds import PINNED, a_world
 
 
@@ -131,3 +133,12 @@ def test_over_http_a_world_is_compared_with_its_source_or_a_world_never_with_a_f
         api.diff(Untouched(), "w-1", "source", audit=False, tables=["tickets", "passwords"])  # type: ignore[arg-type]
     with pytest.raises(WorldRequestError, match="is not a world snapshot"):
         api.diff_snapshot(Untouched(), "w-1", {"format": "something else", "tables": {}})  # type: ignore[arg-type]
+
+
+def test_an_operation_on_a_database_that_does_not_answer_raises_the_projects_retryable_error():
+    def unanswered():
+        raise OperationalError("SELECT 1", {}, ConnectionRefusedError("connection refused"))
+
+    with pytest.raises(ServiceUnavailable):
+        api.run(unanswered)
+    assert api.run(lambda: {"worlds": []}) == {"worlds": []}

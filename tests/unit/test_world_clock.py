@@ -5,8 +5,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from aftersales.worlds.errors import WorldRequestError
 from aftersales.worlds.model import Place, World, WorldClock, midnight, parse_instant
+from aftersales.worlds.world_errors import WorldRequestError
 
 WALL = datetime(2026, 11, 30, 6, 0, 0, 123456, tzinfo=UTC)
 T = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)

@@ -9,8 +9,8 @@ import pytest
 
 from aftersales import clock
 from aftersales.worlds import context
-from aftersales.worlds.errors import UnknownWorld
 from aftersales.worlds.routing import WorldRouter
+from aftersales.worlds.world_errors import UnknownWorld
 from tests.support.worlds import PINNED, a_world
 
 pytestmark = pytest.mark.anyio

@@ -4,9 +4,9 @@ import json
 
 from aftersales.domain.errors import NotFound, RuleViolation
 from aftersales.domain.rule_codes import RuleCode
-from aftersales.mcp.errors import error_result
+from aftersales.mcp.error_mapping import error_result
 from aftersales.mcp.tracing import describe as describe_result
-from aftersales.testing.trace import TrajectoryLine
+from aftersales.testing.trajectory_lines import TrajectoryLine
 from aftersales.worlds.timeline import describe
 from aftersales.worlds.trace import (
     FORMAT,

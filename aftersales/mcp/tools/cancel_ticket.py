@@ -15,7 +15,7 @@ from aftersales.domain.enums import Channel
 from aftersales.domain.errors import AfterSalesError
 from aftersales.domain.tickets import Confirmation
 from aftersales.mcp.caller import authorize
-from aftersales.mcp.errors import crash_to_protocol_error, tool_errors
+from aftersales.mcp.error_mapping import crash_to_protocol_error, tool_errors
 from aftersales.mcp.fields import CancelKey, CancelReason, OptionalChannel, TicketId
 from aftersales.mcp.forms import CancelConfirmForm, can_elicit, question
 from aftersales.mcp.tools.hints import hints

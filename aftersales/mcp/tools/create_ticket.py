@@ -16,7 +16,7 @@ from aftersales.domain.enums import Channel, ReasonCode, RefundMethod, TicketKin
 from aftersales.domain.errors import AfterSalesError
 from aftersales.domain.money import format_money
 from aftersales.mcp.caller import authorize
-from aftersales.mcp.errors import crash_to_protocol_error, tool_errors
+from aftersales.mcp.error_mapping import crash_to_protocol_error, tool_errors
 from aftersales.mcp.fields import (
     Description,
     IdempotencyKey,

@@ -8,7 +8,7 @@ from aftersales.domain.callers import READ
 from aftersales.domain.calls import ESTIMATE_REFUND
 from aftersales.durations import describe_duration
 from aftersales.mcp.caller import authorize
-from aftersales.mcp.errors import tool_errors
+from aftersales.mcp.error_mapping import tool_errors
 from aftersales.mcp.fields import LineNo, OrderId, Quantity, Reason
 from aftersales.mcp.tools.hints import hints
 from aftersales.services import quotes

@@ -7,7 +7,7 @@ from aftersales.domain.calls import LIST_TICKETS
 from aftersales.domain.paging import DEFAULT_LIMIT, MAX_LIMIT
 from aftersales.mcp.fields import Limit, OptionalCursor, OptionalCustomerId, OptionalOrderId
 from aftersales.mcp.tools.reads import read_tool
-from aftersales.services import tickets
+from aftersales.services import ticket_queries
 from aftersales.services.lookup_views import TicketsPage
 
 NAME = LIST_TICKETS
@@ -42,4 +42,4 @@ def register(server: MCPServer, app: App) -> None:
         limit: Limit = DEFAULT_LIMIT,
         cursor: OptionalCursor = None,
     ) -> TicketsPage:
-        return tickets.list_tickets(app.uow(), customer_id, order_id, limit, cursor, app.cursors)
+        return ticket_queries.list_tickets(app.uow(), customer_id, order_id, limit, cursor, app.cursors)

@@ -6,7 +6,7 @@ from aftersales.app import App
 from aftersales.domain.calls import QUERY_TICKET
 from aftersales.mcp.fields import TicketId
 from aftersales.mcp.tools.reads import read_tool
-from aftersales.services import tickets
+from aftersales.services import ticket_queries
 from aftersales.services.views import TicketView
 
 NAME = QUERY_TICKET
@@ -38,4 +38,4 @@ def register(server: MCPServer, app: App) -> None:
 
     @read_tool(server, NAME, TITLE, DESCRIPTION)
     def after_sales_query_ticket(ticket_id: TicketId) -> TicketView:
-        return tickets.query_ticket(app.uow(one_statement=True), ticket_id)
+        return ticket_queries.query_ticket(app.uow(one_statement=True), ticket_id)

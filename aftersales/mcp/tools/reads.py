@@ -9,7 +9,7 @@ from mcp_types import CallToolResult
 
 from aftersales.domain.callers import READ
 from aftersales.mcp.caller import authorize
-from aftersales.mcp.errors import tool_errors
+from aftersales.mcp.error_mapping import tool_errors
 from aftersales.mcp.tools.hints import hints
 
 P = ParamSpec("P")

@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from aftersales.testing.brief import Brief, ConversationBrief
 from aftersales.testing.report import Report
 from aftersales.testing.tasks import Task
-from aftersales.testing.trace import TrajectoryLine
+from aftersales.testing.trajectory_lines import TrajectoryLine
 
 FOLDER = Path(__file__).parent
 MODELS: dict[str, tuple[type[BaseModel], str]] = {

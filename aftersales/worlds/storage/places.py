@@ -4,7 +4,6 @@ Copies are always the database engine's own: SQLite's online backup API, Postgre
 """
 
 import re
-from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from hashlib import sha256
 from typing import Protocol
@@ -91,9 +90,3 @@ def default_prefix(control_url: str) -> str:
     if len(name) <= 24:
         return name
     return f"{name[:15]}_{sha256(name.encode()).hexdigest()[:8]}"
-
-
-def chunks(items: list[Place], size: int = 100) -> Iterator[list[Place]]:
-    """Places in groups, for queries that take a list."""
-    for start in range(0, len(items), size):
-        yield items[start : start + size]

@@ -16,9 +16,8 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.pool import NullPool
 
 from aftersales.storage.database import make_engine
-from aftersales.worlds.errors import WorldBusy, WorldRequestError
 from aftersales.worlds.model import Place
-from aftersales.worlds.storage.places import chunks
+from aftersales.worlds.world_errors import WorldBusy, WorldRequestError
 
 CODES = {"world": "w", "origin": "o", "template": "t", "scratch": "s"}
 IN_USE, DUPLICATE = "55006", "42P04"  # SQLSTATEs: object_in_use, duplicate_database
@@ -197,3 +196,9 @@ def _quoted(connection: Connection, name: str) -> str:
 
 def _state(error: DBAPIError) -> str | None:
     return getattr(error.orig, "sqlstate", None)
+
+
+def chunks(items: list[Place], size: int = 100) -> Iterator[list[Place]]:
+    """Places in groups, for queries that take a list."""
+    for start in range(0, len(items), size):
+        yield items[start : start + size]

@@ -9,9 +9,9 @@ from sqlalchemy import Connection, Engine, delete, func, insert, or_, select, up
 from sqlalchemy.exc import IntegrityError
 
 from aftersales.storage.database import WRITE
-from aftersales.worlds.errors import UnknownWorld, WorldRequestError
 from aftersales.worlds.model import Place, World, WorldClock
 from aftersales.worlds.storage.tables import WORLDS
+from aftersales.worlds.world_errors import UnknownWorld, WorldRequestError
 
 
 def _microseconds(value: timedelta) -> int:

@@ -15,8 +15,8 @@ from sqlalchemy import Engine
 from sqlalchemy.pool import NullPool
 
 from aftersales.storage.database import make_engine
-from aftersales.worlds.errors import WorldRequestError
 from aftersales.worlds.model import Place
+from aftersales.worlds.world_errors import WorldRequestError
 
 FOLDERS = {"world": "worlds", "origin": "origins", "template": "templates", "scratch": "scratch"}
 HEADER = b"SQLite format 3\x00"

@@ -1,6 +1,6 @@
 """The harness's host interface: a fresh world per trial, its diff, trace and clock, wherever the server runs.
 
-Two hosts implement it: `host.Host` serves the worlds in this process (every task field, forms answered by the
+Two hosts implement it: `in_process.Host` serves the worlds in this process (every task field, forms answered by the
 world), `remote.RemoteHost` drives a running server's /admin/worlds API (an existing URL, or one the plugin
 started as a subprocess). The plugin's fixtures and the trial runner only speak this interface.
 """

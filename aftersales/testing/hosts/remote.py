@@ -1,9 +1,9 @@
 """A host on a running aftersales server: trial worlds made, read and dropped through its /admin/worlds API.
 
 Any server serving the worlds admin API (AFTERSALES_WORLDS_ADMIN) will do, with a token holding `worlds:admin`: one
-already running (`--aftersales-url`), or one the plugin starts (`servers.py`). A world there is made from a source
-and a frozen clock. What only the harness's own server can do is refused before any world is made, naming the task
-field, rather than quietly run differently: setting overrides (a running server has one set of settings), extra
+already running (`--aftersales-url`), or one the plugin starts (`testing/servers.py`). A world there is made from a
+source and a frozen clock. What only the harness's own server can do is refused before any world is made, naming the
+task field, rather than quietly run differently: setting overrides (a running server has one set of settings), extra
 rows (written straight into the world's database file), events (played by middleware the harness installs in its
 server) and forms the world answers itself (no API registers a scripted customer with a running server).
 """
@@ -18,7 +18,7 @@ import httpx2
 
 from aftersales.domain.callers import ALL_SCOPES
 from aftersales.testing.events import Trial
-from aftersales.testing.hosting import CALLER, TOKEN_TTL, TrialHost, TrialWorld
+from aftersales.testing.hosts.interface import CALLER, TOKEN_TTL, TrialHost, TrialWorld
 from aftersales.testing.tasks import Customer, WorldStart
 from aftersales.worlds.client import WorldsApiError, WorldsClient
 

@@ -15,7 +15,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
 from aftersales.clock import as_utc
-from aftersales.storage.errors import database_errors
+from aftersales.storage.database_errors import database_errors
 
 ONE_STATEMENT = "aftersales_one_statement"  # Session.info key: the unit may run one driver statement, no more
 
@@ -37,7 +37,7 @@ def driver_rows(session: Session, sql: str, params: tuple[Any, ...]) -> Sequence
 
 def driver_writes(session: Session, sql: str, params: tuple[Any, ...]) -> Sequence[Sequence[Any]]:
     """driver_rows for a statement that writes, in the unit of work's transaction: the driver's exceptions leave as
-    SQLAlchemy's, which storage.errors translates (a write a constraint refused is Conflict)."""
+    SQLAlchemy's, which storage.database_errors translates (a write a constraint refused is Conflict)."""
     dbapi_error = session.get_bind().dialect.loaded_dbapi.Error
     try:
         return driver_rows(session, sql, params)
@@ -64,8 +64,8 @@ def _alone(session: Session, sql: str, params: tuple[Any, ...]) -> Sequence[Sequ
             finally:
                 pooled.close()  # back to the pool, which rolls back whatever the driver began
         except dbapi_error as error:
-            # A pooled connection raises the driver's own exceptions; in SQLAlchemy's, storage.errors translates them
-            # (an unreachable database becomes ServiceUnavailable, as on every other path).
+            # A pooled connection raises the driver's own exceptions; in SQLAlchemy's, storage.database_errors
+            # translates them (an unreachable database becomes ServiceUnavailable, as on every other path).
             raise DBAPIError.instance(sql, params, error, dbapi_error) from error
 
 

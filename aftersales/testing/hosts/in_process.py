@@ -1,4 +1,4 @@
-"""The harness's host: worlds (phase 2 of issue #13), a server on a loopback port, and a fresh world per trial.
+"""The in-process host: the harness's own server on a loopback port, and a fresh world per trial.
 
 `Host` opens a trial for a task (a world copied from the task's start, frozen at its clock, with deterministic
 ids), hands out the trial's MCP URL and a token bound to the world, and afterwards the world's diff and trace. The
@@ -31,7 +31,7 @@ from aftersales.testing.conversation.endpoint import Channel
 from aftersales.testing.conversation.model import ChangesMind, CustomerEngine
 from aftersales.testing.customer import answer_question
 from aftersales.testing.events import Trial, Trials, mark_faults
-from aftersales.testing.hosting import CALLER, TOKEN_TTL, TrialHost, TrialWorld
+from aftersales.testing.hosts.interface import CALLER, TOKEN_TTL, TrialHost, TrialWorld
 from aftersales.testing.pages import answer_on_page
 from aftersales.testing.rows import insert_rows
 from aftersales.testing.tasks import Customer, WorldStart
