@@ -4,7 +4,7 @@ Hosts connect from nothing with the SDK's own OAuth providers, as the MCP author
 do; the refusals here are those that need the real issuer (its tokens for another resource or without a scope,
 its key rotations, the issuer going down), and its real tokens expired or changed as an attacker would (forged,
 alg none, HS256 with its public key, malformed). A token of another issuer, and every refusal again in detail,
-are tests of the resource server against an issuer in memory (tests/unit/test_access_tokens.py,
+are tests of the resource server against an issuer in memory (tests/unit/security/test_access_tokens.py,
 test_issuer_keys.py, tests/e2e/test_oauth_resource.py), and so are the admin API's worlds:admin and `serve`
 stopping in one line when the issuer cannot be reached (tests/integration/test_cli.py).
 """

@@ -2,7 +2,7 @@
 
 Each limiter here stands for a replica: limiters given the same database and the same clock share every caller's
 buckets, and the clock moves by hand (the shared buckets count the time they are given).
-PostgreSQL only: SQLite keeps each process's buckets in memory (tests/unit/test_ratelimit.py).
+PostgreSQL only: SQLite keeps each process's buckets in memory (tests/unit/mcp/test_ratelimit.py).
 """
 
 import logging

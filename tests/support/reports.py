@@ -16,8 +16,8 @@ from aftersales.testing.runner import TrialResult, tail
 from aftersales.testing.scoring import Score, calls_per_tool, tool_errors
 from aftersales.testing.tasks import Task
 from aftersales.worlds.trace import complete, turn
+from tests.support.tasks import a_task
 from tests.support.worlds import traced_call
-from tests.unit.test_scoring import a_task
 
 CREATE, ESTIMATE, FIND = "after_sales_create_ticket", "after_sales_estimate_refund", "after_sales_find_orders"
 AT = "2026-12-01T09:00:00Z"

@@ -3,14 +3,13 @@
 The limiter reads an injected clock, so these tests move time by hand instead of waiting for it.
 """
 
-from pathlib import Path
-
 import pytest
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 
 from aftersales.mcp.ratelimit import ANSWER_ROUNDS, Bucket, Limit
 from aftersales.worlds import context
+from tests.support import ROOT
 from tests.support.clients import ALICE, BOB
 from tests.support.rate_limits import SERVED, STATE_TTL, Limited, retry_after
 from tests.support.worlds import a_world
@@ -162,5 +161,5 @@ async def test_a_replayed_answer_is_free_only_a_few_rounds_per_call_and_state_li
 
 
 def test_the_docs_state_the_free_answering_rounds_the_limiter_allows():
-    errors = (Path(__file__).parents[2] / "docs" / "errors.md").read_text()
+    errors = (ROOT / "docs" / "errors.md").read_text()
     assert f"at most {ANSWER_ROUNDS} such free rounds per `AFTERSALES_STATE_TTL`" in " ".join(errors.split())

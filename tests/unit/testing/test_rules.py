@@ -5,29 +5,7 @@ from typing import Any
 from aftersales.testing.events import mark_faults
 from aftersales.testing.rules import calls, rule_problems
 from aftersales.testing.tasks import CallRules
-
-CREATE, ESTIMATE = "after_sales_create_ticket", "after_sales_estimate_refund"
-LINE = {"order_id": "O-2026-001410", "line_no": 1, "kind": "return_and_refund"}
-
-
-def entry(seq: int, tool: str, outcome: str = "ok", **extra: Any) -> dict[str, Any]:
-    arguments = extra.pop("arguments", {})
-    return {
-        "seq": seq,
-        "tool": tool,
-        "outcome": outcome,
-        "arguments": arguments,
-        "resumed": False,
-        "error_kind": None,
-        "result": None,
-        "error": None,
-        **extra,
-    }
-
-
-def create(seq: int, key: str = "k-00000001", **extra: Any) -> dict[str, Any]:
-    arguments = {**LINE, "idempotency_key": key, **extra.pop("arguments", {})}
-    return entry(seq, CREATE, arguments=arguments, **extra)
+from tests.support.trace_entries import CREATE, ESTIMATE, create, entry
 
 
 def rules(**values: Any) -> CallRules:

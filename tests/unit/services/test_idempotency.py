@@ -20,11 +20,6 @@ from tests.support.creation import CONFIRMED, POLICY, ticket_request
 from tests.support.fakes import FakeDatabase, FakeUnitOfWork
 
 
-@pytest.fixture
-def database(baseline) -> FakeDatabase:
-    return FakeDatabase(baseline, now())
-
-
 class Lost(FakeUnitOfWork):
     """A unit of work whose first `repository.method` call finds that another call got there first.
 

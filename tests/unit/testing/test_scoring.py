@@ -3,7 +3,7 @@
 import pytest
 
 from aftersales.testing.scoring import pass_hat_k, pass_hat_ks, score, server_faults, verdict
-from aftersales.testing.tasks import Task
+from tests.support.tasks import a_task
 
 EMPTY = {"tables": {}, "after": {"hash": "sha256:x"}}
 
@@ -25,19 +25,6 @@ def test_overall_pass_hat_k_averages_tasks_up_to_the_fewest_trials():
     assert pass_hat_ks([(4, 4), (4, 2)]) == {"1": 0.75, "2": pytest.approx((1 + 1 / 6) / 2), "3": 0.5, "4": 0.5}
     assert pass_hat_ks([(2, 1), (3, 3)]) == {"1": 0.75, "2": 0.5}
     assert pass_hat_ks([]) == {}
-
-
-def a_task(**changes: object) -> Task:
-    document = {
-        "id": "no-change",
-        "title": "A question",
-        "customer": {"opening": "Hi", "knows": {}, "story": "s", "wants": {"action": "check_ticket"}},
-        "expected": {"tables": {}},
-        "calls": {"must_call": ["after_sales_query_ticket"]},
-        "mention": ["T-2026-0325"],
-        "reference": [{"call": "after_sales_query_ticket", "arguments": {"ticket_id": "T-2026-0325"}}],
-    }
-    return Task.model_validate(document | changes)
 
 
 def test_a_trial_names_each_failed_part_and_reports_mentions_without_scoring_them():

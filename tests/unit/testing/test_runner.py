@@ -6,7 +6,7 @@ from xml.etree import ElementTree
 from aftersales.testing import report
 from aftersales.testing.runner import TrialResult
 from aftersales.testing.scoring import Score
-from tests.unit.test_scoring import a_task
+from tests.support.tasks import a_task
 
 TASK = a_task()
 GOOD = Score(outcome=[], calls=[], world_hash="h", diff={})

@@ -18,13 +18,8 @@ from aftersales.services.ticket_queries import query_ticket
 from tests.support.cancellation import WORDS, cancel_request
 from tests.support.clients import ALICE, BOB
 from tests.support.creation import CONFIRMED, POLICY, ticket_request
-from tests.support.fakes import FakeDatabase, FakeUnitOfWork
+from tests.support.fakes import FakeUnitOfWork
 from tests.support.refusals import refused_by
-
-
-@pytest.fixture
-def database(baseline) -> FakeDatabase:
-    return FakeDatabase(baseline, now())
 
 
 def cancel(database, request, caller=ALICE, confirmation="person", at=None):

@@ -10,9 +10,10 @@ import yaml
 from aftersales.testing.loader import TaskError, load_file, unserved
 from aftersales.testing.reference import spoken
 from aftersales.testing.tasks import DEFAULT_TURN_LIMIT, Task
+from tests.support import ROOT
 
 ESTIMATE = {"call": "after_sales_estimate_refund", "arguments": {"order_id": "O-2026-001410", "line_no": 1}}
-DOCS = Path(__file__).parents[2] / "docs" / "tasks.md"
+DOCS = ROOT / "docs" / "tasks.md"
 
 
 def document(**changes: Any) -> dict[str, Any]:

@@ -1,7 +1,6 @@
 """Rules a task states on its calls: argument matchers, results with counts, and orders between calls (traces)."""
 
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -10,7 +9,8 @@ from pydantic import ValidationError
 
 from aftersales.testing.rules import rule_problems
 from aftersales.testing.tasks import CallRules, Expected
-from tests.unit.test_rules import CREATE, ESTIMATE, create, entry
+from tests.support import ROOT
+from tests.support.trace_entries import CREATE, ESTIMATE, create, entry
 
 FIND, CANCEL = "after_sales_find_orders", "after_sales_cancel_ticket"
 QUOTE = "4f1c2a9e-0000-4000-8000-000000000001"
@@ -171,7 +171,7 @@ def test_a_minimum_of_none_with_a_maximum_only_limits_the_calls():
 
 
 def test_each_sentence_the_docs_say_as_a_rule_is_a_rule_that_loads():
-    text = (Path(__file__).parents[2] / "docs" / "tasks.md").read_text(encoding="utf-8")
+    text = (ROOT / "docs" / "tasks.md").read_text(encoding="utf-8")
     block = text.split('# "find_orders before any write"\n', 1)[1].split("```", 1)[0]
     said = re.split(r"^# .*\n", block, flags=re.M)
     assert len(said) == 6
