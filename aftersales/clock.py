@@ -53,6 +53,8 @@ def move_on(by: timedelta) -> None:
 
 def as_utc(value: datetime) -> datetime:
     """Return `value` as aware UTC; naive values (SQLite round-trips) are taken as UTC."""
+    if value.tzinfo is UTC:  # the usual case, on every time a read formats: no new object
+        return value
     if value.tzinfo is None:
         return value.replace(tzinfo=UTC)
     return value.astimezone(UTC)

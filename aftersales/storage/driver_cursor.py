@@ -7,7 +7,7 @@ BEGIN and ROLLBACK around it (and the session's own bookkeeping) are work withou
 
 import json
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import Engine
@@ -85,7 +85,11 @@ def moment(value: Any) -> datetime:
     SQLite hands back timestamps as text without a zone; PostgreSQL as datetimes in the session's zone (or, inside
     JSON, as ISO 8601 text with an offset).
     """
-    return as_utc(datetime.fromisoformat(value) if isinstance(value, str) else value)
+    if isinstance(value, str):
+        parsed = datetime.fromisoformat(value)
+        # SQLite's text has no zone: one replace, not as_utc's checks, on the dozen times each ticket read carries.
+        return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
+    return as_utc(value)
 
 
 def json_rows(value: Any) -> list[list[Any]]:

@@ -70,6 +70,8 @@ class StoredEvent(NamedTuple):
 
 
 _EVENT_FIELDS = StoredEvent._fields
+if _EVENT_FIELDS != ("occurred_at", "type", "actor", "note", "channel", "id"):  # _oldest_first unpacks them so
+    raise ValueError(f"_oldest_first unpacks events in another order than StoredEvent's {_EVENT_FIELDS}")
 TIMELINE_SQL = (
     f"SELECT {', '.join(_EVENT_FIELDS)}, count(*) OVER () FROM ticket_events WHERE ticket_id = {{p}} "
     "ORDER BY occurred_at DESC, id DESC LIMIT {p}"
@@ -87,10 +89,24 @@ VIEW_SQL = {
 }
 
 
+_CREATED, _UPDATED = TicketDetails._fields.index("created_at"), TicketDetails._fields.index("updated_at")
+
+
 def _details(columns: Sequence[Any]) -> TicketDetails:
     """The ticket columns of a driver row (TICKET_COLUMNS), its times read as UTC."""
-    details = TicketDetails._make(columns)
-    return details._replace(created_at=moment(details.created_at), updated_at=moment(details.updated_at))
+    values = list(columns)
+    values[_CREATED], values[_UPDATED] = moment(values[_CREATED]), moment(values[_UPDATED])
+    return TicketDetails._make(values)
+
+
+def _oldest_first(events: list[list[Any]]) -> list[TimelineEntry]:
+    """Events in StoredEvent's columns as timeline entries, oldest first (ties by id); each time read once."""
+    timed = []
+    for occurred_at, type_, actor, note, channel, event_id in events:  # StoredEvent's fields, in its order
+        at = moment(occurred_at)
+        timed.append((at, event_id, TimelineEntry(at, type_, actor, note, channel)))
+    timed.sort(key=lambda each: each[:2])
+    return [entry for _, _, entry in timed]
 
 
 _tickets = table_of(Ticket)
@@ -120,8 +136,7 @@ class SqlTicketRepository(ports.TicketRepository):
         if not rows:
             return None
         *ticket, events, total = rows[0]
-        newest = sorted(map(StoredEvent._make, json_rows(events)), key=lambda e: (moment(e.occurred_at), e.id))
-        return TicketWithTimeline(_details(ticket), [event.entry() for event in newest], int(total))
+        return TicketWithTimeline(_details(ticket), _oldest_first(json_rows(events)), int(total))
 
     def timeline(self, ticket_id: str, limit: int) -> tuple[list[TimelineEntry], int]:
         """The newest `limit` events oldest first, and how many the timeline holds, in one query."""

@@ -1,11 +1,13 @@
 """Repositories and the unit of work on a real database."""
 
 from dataclasses import replace
-from datetime import UTC
+from datetime import UTC, timedelta
 
 import pytest
 
+from aftersales.domain.enums import EventType
 from aftersales.domain.lookups import CustomerKey
+from aftersales.domain.tickets import TimelineEntry
 from aftersales.storage.models import Customer, Ticket
 from tests.support.database import count_rows
 
@@ -115,3 +117,20 @@ def test_a_one_statement_unit_refuses_a_second_statement_that_would_see_another_
         assert uow.tickets.view(ticket_id, 10) is not None
         with pytest.raises(RuntimeError, match="second statement"):
             uow.tickets.view(ticket_id, 10)
+
+
+def test_a_ticket_view_orders_its_events_as_the_timeline_does_ties_by_the_order_they_were_written(app, stories):
+    ticket_id = stories["ticket_awaiting_return"]["ticket_id"]
+    with app.uow(write=True) as uow:
+        newest = uow.tickets.timeline(ticket_id, 1)[0][-1].occurred_at
+        same = newest + timedelta(minutes=1)
+        notes = ["first of two at one moment", "second of two at one moment"]
+        uow.tickets.record(
+            ticket_id, [TimelineEntry(same, EventType.REVIEW_STARTED.value, "system", note, None) for note in notes]
+        )
+        uow.commit()
+    with app.uow() as uow:
+        viewed = uow.tickets.view(ticket_id, 4)
+        listed, total = uow.tickets.timeline(ticket_id, 4)
+    assert viewed is not None and viewed.total == total
+    assert viewed.events == listed and [e.note for e in listed[-2:]] == notes
