@@ -234,7 +234,7 @@ async def throughput(args: argparse.Namespace, postgres: str | None, result: dic
 
 
 def cross_check(floor: Server, sqlite: Backend, args: argparse.Namespace) -> dict[str, Any]:
-    """wrk against the floor and the query, one after the other in this run (skipped when wrk is absent)."""
+    """wrk against the floor, the query and the peer's query, one after another (skipped when wrk is absent)."""
     progress("wrk cross-check (1 thread, 16 connections) ...")
     ticket = sqlite.inputs.tickets[0]
     seconds = max(2.0, args.duration)
@@ -243,10 +243,23 @@ def cross_check(floor: Server, sqlite: Backend, args: argparse.Namespace) -> dic
         print("    wrk is not installed (Debian package wrk): cross-check skipped", flush=True)
         return {"skipped": "wrk is not installed"}
     query_figures = extras.wrk(sqlite.server, sqlite.token, ticket, seconds)
-    assert query_figures is not None
+    peer_figures = extras.wrk(sqlite.peer, None, ticket, seconds)
+    assert query_figures is not None and peer_figures is not None
     ratio = round(query_figures["rps"] / floor_figures["rps"], 3)
-    print(f"    wrk: floor {floor_figures['rps']} rps, query {query_figures['rps']} rps, ratio {ratio}", flush=True)
-    return {"floor": floor_figures, "query_ticket": query_figures, "ratio": ratio, "seconds": seconds}
+    to_peer = round(query_figures["rps"] / peer_figures["rps"], 3) if peer_figures["rps"] else None
+    print(
+        f"    wrk: floor {floor_figures['rps']} rps, query {query_figures['rps']} rps, ratio {ratio}; the FastMCP "
+        f"peer's query {peer_figures['rps']} rps, the query {to_peer} of it",
+        flush=True,
+    )
+    return {
+        "floor": floor_figures,
+        "query_ticket": query_figures,
+        "ratio": ratio,
+        "fastmcp_query_ticket": peer_figures,
+        "ratio_to_fastmcp": to_peer,
+        "seconds": seconds,
+    }
 
 
 def parse() -> argparse.Namespace:
