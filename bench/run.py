@@ -1,8 +1,9 @@
-"""`make bench`: every figure of issue #16 in one run, each target against the floor measured alongside it.
+"""`make bench`: every figure of issues #16 and #29 in one run, against the floor and the FastMCP peer measured beside.
 
 The servers run as separate processes, the way they are deployed; the load generator (this process) speaks raw
 JSON-RPC on protocol 2026-07-28 over keep-alive connections. The machine is shared and noisy, so each scenario is
-measured in several rounds, each round measuring the floor again, and the figures are medians over the rounds.
+measured in several rounds, each round measuring the floor again and the peer (bench/peer.py) right after the server
+on the same scenario, and the figures are medians over the rounds.
 """
 
 import argparse
@@ -11,31 +12,35 @@ import json
 import os
 import platform
 import time
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
 from aftersales.clock import now
 from bench import eval as evaluation
-from bench import extras, report, worlds
+from bench import extras, parity, report, worlds
 from bench.locks import lock_waits
 from bench.measure import measure, median, median_row
 from bench.scale import scale
 from bench.scenarios import Inputs, build_world, inputs_from, postgres_url, scenarios, sqlite_url
-from bench.servers import REPO_ROOT, STARTED, WORK, Server, progress, start_aftersales, start_floor
+from bench.servers import REPO_ROOT, STARTED, WORK, Server, progress, start_aftersales, start_floor, start_peer
 
-LOADED = ("query_ticket", "estimate_refund", "create_ticket", "input_required_create")
+# "mixed": query, estimate and create in turn on every connection, the load whose p99 the bounded reads must not raise.
+LOADED = ("query_ticket", "estimate_refund", "create_ticket", "input_required_create", "mixed")
 ALONE = ("query_ticket", "input_required_create")  # on one connection: latency without queueing
 PINNED = ("query_ticket", "estimate_refund", "create_ticket")  # measured again with server and floor on one CPU each
 
 
 class Backend:
-    """One database's aftersales server, its inputs, and its rows per round."""
+    """One database's aftersales server and FastMCP peer, their inputs, and their rows per round."""
 
-    def __init__(self, name: str, server: Server, token: str, inputs: Inputs) -> None:
-        self.name, self.server, self.token, self.inputs = name, server, token, inputs
+    def __init__(self, name: str, server: Server, token: str, inputs: Inputs, peer: Server) -> None:
+        self.name, self.server, self.token, self.inputs, self.peer = name, server, token, inputs, peer
         self.operations = scenarios(inputs)
         self.rows: dict[str, list[dict[str, Any]]] = {}
         self.ratios: dict[str, list[float]] = {}
+        self.peer_rows: dict[str, list[dict[str, Any]]] = {}
+        self.peer_ratios: dict[str, list[float]] = {}
 
     def keep(self, key: str, row: dict[str, Any], floor_rps: float | None = None) -> None:
         self.rows.setdefault(key, []).append(row)
@@ -43,9 +48,14 @@ class Backend:
             self.ratios.setdefault(key, []).append(row["rps"] / floor_rps)
 
     async def round(self, floor_rps: float, args: argparse.Namespace) -> None:
-        """Every scenario loaded, the two latencies alone, and creates on one connection."""
+        """Each scenario loaded, then on the peer; the two latencies alone; and creates on one connection."""
         for name in LOADED:
-            self.keep(name, await measure(self.server, self.token, name, self.operations[name], args), floor_rps)
+            row = await measure(self.server, self.token, name, self.operations[name], args)
+            self.keep(name, row, floor_rps)
+            peer = await measure(self.peer, None, name, self.operations[name], args)
+            self.peer_rows.setdefault(name, []).append(peer)
+            if peer["rps"]:
+                self.peer_ratios.setdefault(name, []).append(row["rps"] / peer["rps"])
         for name in ALONE:
             row = await measure(self.server, self.token, name, self.operations[name], args, 1)
             self.keep(f"alone:{name}", row)
@@ -55,11 +65,14 @@ class Backend:
         )
 
     def summary(self, connections: int) -> dict[str, Any]:
-        """Today's `throughput` shape: median rows, median ratios, and the concurrent-create check."""
+        """Today's `throughput` shape: median rows, median ratios, the concurrent-create check, the peer, the mix."""
         scenario_rows = []
         for name in LOADED:
             row = median_row(self.rows[name])
-            scenario_rows.append({**row, "ratio_to_floor": median(self.ratios[name])})
+            peer = self.peer_ratios.get(name)
+            scenario_rows.append(
+                {**row, "ratio_to_floor": median(self.ratios[name]), "ratio_to_fastmcp": median(peer) if peer else None}
+            )
         alone = {name: median_row(self.rows[f"alone:{name}"]) for name in ALONE}
         two_round = [
             two["p50_ms"] / query["p50_ms"]
@@ -80,12 +93,32 @@ class Backend:
                 # Cores the server used at 16 connections: near its ceiling, creates wait for CPU, not for a lock.
                 "server_cpu_share_at_connections": median_row(loaded)["server_cpu_share"],
             },
+            "fastmcp": {"scenarios": [median_row(self.peer_rows[name]) for name in LOADED]},
+            "mixed_load": {
+                "connections": connections,
+                "operations": "query, estimate and create in turn",
+                **mix(self.rows["mixed"]),
+                "fastmcp": mix(self.peer_rows["mixed"]),
+            },
         }
 
 
+def mix(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The mixed load's latencies and throughput: each the median over the rounds, with every round's beside it."""
+    figures: dict[str, Any] = {}
+    for name in ("p50_ms", "p99_ms", "rps"):
+        figures[name] = median([row[name] for row in rows])
+        figures[f"rounds_{name}"] = [row[name] for row in rows]
+    figures["failures"] = sum(row["failures"] for row in rows)
+    return figures
+
+
 def world_size(args: argparse.Namespace) -> tuple[int, int, int]:
-    """Customers, orders and tickets of the throughput worlds (orders leave enough unused lines for creates)."""
-    return (5000, 20000, 5000) if args.quick else (10000, 30000, 10000)
+    """Customers, orders and tickets of the throughput worlds (orders leave enough unused lines for creates).
+
+    A full run's creates, the peer's and the mixed load's among them, take about 20,000 lines no ticket has.
+    """
+    return (5000, 20000, 5000) if args.quick else (10000, 50000, 10000)
 
 
 async def throughput(args: argparse.Namespace, postgres: str | None, result: dict[str, Any]) -> None:
@@ -107,7 +140,12 @@ async def throughput(args: argparse.Namespace, postgres: str | None, result: dic
             )
             server, token = start_aftersales(url, log, name=f"aftersales {name}")
             servers.append(server)
-            backends[name] = Backend(name, server, token, inputs)
+            peer = start_peer(url, log, name=f"fastmcp {name}")
+            servers.append(peer)
+            # Before the scenarios share the lines out: the check takes a few of its own.
+            await parity.check(server.url, token, peer.url, inputs)
+            progress(f"  the FastMCP peer answers as the server does on {name}")
+            backends[name] = Backend(name, server, token, inputs, peer)
         floor = start_floor(log)
         floor2 = start_floor(log, workers=2)
         sqlite = backends["sqlite"]
@@ -196,7 +234,7 @@ async def throughput(args: argparse.Namespace, postgres: str | None, result: dic
 
 
 def cross_check(floor: Server, sqlite: Backend, args: argparse.Namespace) -> dict[str, Any]:
-    """wrk against the floor and the query, one after the other in this run (skipped when wrk is absent)."""
+    """wrk against the floor, the query and the peer's query, one after another (skipped when wrk is absent)."""
     progress("wrk cross-check (1 thread, 16 connections) ...")
     ticket = sqlite.inputs.tickets[0]
     seconds = max(2.0, args.duration)
@@ -205,10 +243,23 @@ def cross_check(floor: Server, sqlite: Backend, args: argparse.Namespace) -> dic
         print("    wrk is not installed (Debian package wrk): cross-check skipped", flush=True)
         return {"skipped": "wrk is not installed"}
     query_figures = extras.wrk(sqlite.server, sqlite.token, ticket, seconds)
-    assert query_figures is not None
+    peer_figures = extras.wrk(sqlite.peer, None, ticket, seconds)
+    assert query_figures is not None and peer_figures is not None
     ratio = round(query_figures["rps"] / floor_figures["rps"], 3)
-    print(f"    wrk: floor {floor_figures['rps']} rps, query {query_figures['rps']} rps, ratio {ratio}", flush=True)
-    return {"floor": floor_figures, "query_ticket": query_figures, "ratio": ratio, "seconds": seconds}
+    to_peer = round(query_figures["rps"] / peer_figures["rps"], 3) if peer_figures["rps"] else None
+    print(
+        f"    wrk: floor {floor_figures['rps']} rps, query {query_figures['rps']} rps, ratio {ratio}; the FastMCP "
+        f"peer's query {peer_figures['rps']} rps, the query {to_peer} of it",
+        flush=True,
+    )
+    return {
+        "floor": floor_figures,
+        "query_ticket": query_figures,
+        "ratio": ratio,
+        "fastmcp_query_ticket": peer_figures,
+        "ratio_to_fastmcp": to_peer,
+        "seconds": seconds,
+    }
 
 
 def parse() -> argparse.Namespace:
@@ -253,6 +304,7 @@ def main() -> int:
             "quick": args.quick,
             "protocol": "2026-07-28",
             "database": "SQLite (embedded default) and PostgreSQL (a throwaway local server)",
+            "peer": f"bench/peer.py on FastMCP {version('fastmcp')}, mcp {version('mcp')}",
         },
     }
     with worlds.postgres_server(enabled=not args.no_postgres) as postgres:
@@ -273,6 +325,7 @@ def main() -> int:
             result["eval" if mode == "brief" else f"eval_{mode}"] = evaluation.run(count, trials, mode=mode)
     result["elapsed_s"] = round(time.monotonic() - STARTED, 1)
     result["targets"] = report.targets(result)
+    result["targets_issue_29"] = report.stack_targets(result)
     args.out.write_text(json.dumps(result, indent=2) + "\n")
     report.show(result)
     print(f"\nfull results: {args.out} (run took {result['elapsed_s']} s)")

@@ -154,9 +154,9 @@ def scenarios(inputs: Inputs) -> dict[str, Any]:
         first = await session.call("after_sales_create_ticket", arguments)
         if first.get("resultType") != "input_required":
             raise RuntimeError("no input_required round")
-        done = await session.call(
-            "after_sales_create_ticket", arguments, inputResponses=answers(first), requestState=first["requestState"]
-        )
+        # A client echoes requestState when the server sent one (the server does; the FastMCP peer needs none).
+        state = {"requestState": first["requestState"]} if "requestState" in first else {}
+        done = await session.call("after_sales_create_ticket", arguments, inputResponses=answers(first), **state)
         if done["structuredContent"]["outcome"] != "created":
             raise RuntimeError("not created")
 

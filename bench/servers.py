@@ -1,4 +1,4 @@
-"""The server processes a bench run starts (aftersales and the floor), and what /proc says about them."""
+"""The server processes a bench run starts (aftersales, the floor, the FastMCP peer), and what /proc says of them."""
 
 import argparse
 import asyncio
@@ -162,6 +162,21 @@ def start_floor(log: Path, workers: int = 1, pin: bool = False) -> Server:
     server.wait_ready("/mcp")
     if workers > 1:
         time.sleep(2)  # uvicorn answers once one worker does; give the other time to import
+    return server
+
+
+def start_peer(database_url: str, log: Path, name: str = "fastmcp peer") -> Server:
+    """The FastMCP peer (bench/peer.py) on a free port against `database_url`, as its docs serve it: one process."""
+    port = free_port()
+    with log.open("ab") as sink:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "bench.peer", "--port", str(port), "--database", database_url],
+            cwd=REPO_ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=sink,
+        )
+    server = Server(name, process, port)
+    server.wait_ready("/mcp")
     return server
 
 
