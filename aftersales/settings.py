@@ -46,6 +46,11 @@ class Settings(BaseSettings):
     db_max_overflow: int = Field(default=10, ge=0, description="Extra connections allowed under burst.")
     db_pool_timeout: Duration = Field(default=timedelta(seconds=10), description="Wait for a free connection.")
     db_statement_timeout: Duration = Field(default=timedelta(seconds=15), description="PostgreSQL statement limit.")
+    db_asyncio: bool = Field(
+        default=True,
+        description="On PostgreSQL, run the calls' database work on the event loop through the asyncio driver "
+        "(asyncpg); false: on worker threads through psycopg, as SQLite's always runs.",
+    )
     allowed_hosts: str = Field(default="", description="Comma-separated Host headers accepted off loopback.")
     allowed_origins: str = Field(default="", description="Comma-separated Origin headers accepted off loopback.")
     rate_read_per_minute: int = Field(

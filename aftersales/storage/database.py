@@ -1,14 +1,27 @@
-"""Engines and session factories; created on demand, never at import."""
+"""Engines and session factories; created on demand, never at import.
+
+On PostgreSQL an engine made here (psycopg, blocking) has a twin on the asyncio driver (asyncpg) with the same
+options, made per event loop by storage.runner for the work it runs on the loop: `loop_twin_recipe` says how.
+"""
 
 import threading
 import weakref
+from collections.abc import Callable
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import NoSuchModuleError
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.orm import Session, sessionmaker
+
+LOOP_DRIVER = "postgresql+asyncpg"
+# Whether the running code is database work on the event loop (storage.runner), where a blocking driver must not run.
+ON_LOOP: ContextVar[bool] = ContextVar("aftersales_database_on_loop", default=False)
+# How to make each PostgreSQL engine's twin on the asyncio driver: its URL and options, kept beside the engine.
+_twin_recipes: "weakref.WeakKeyDictionary[Engine, Callable[[], AsyncEngine]]" = weakref.WeakKeyDictionary()
 
 
 def make_engine(url: str, statement_timeout_ms: int | None = None, wal: bool = True, **options: Any) -> Engine:
@@ -25,7 +38,35 @@ def make_engine(url: str, statement_timeout_ms: int | None = None, wal: bool = T
         event.listen(engine, "begin", _sqlite_begin)
         return engine
     connect_args = {"options": f"-c statement_timeout={statement_timeout_ms}"} if statement_timeout_ms else {}
-    return _create(url, pool_pre_ping=True, connect_args=connect_args, **options)
+    engine = _create(url, pool_pre_ping=True, connect_args=connect_args, **options)
+    if engine.dialect.name == "postgresql":
+        _twin_recipes[engine] = lambda: _loop_engine(url, statement_timeout_ms, options)
+        event.listen(engine, "checkout", _refuse_on_loop)
+    return engine
+
+
+class BlockingOnLoop(RuntimeError):
+    """Work on the event loop reached for a blocking engine instead of its twin on the asyncio driver."""
+
+
+def _refuse_on_loop(_dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
+    """A psycopg connection taken on the event loop would block every call: refuse it, loudly (a bug, not load)."""
+    if ON_LOOP.get():
+        raise BlockingOnLoop("blocking database driver used on the event loop; use storage.runner.here(engine)")
+
+
+def loop_twin_recipe(engine: Engine) -> "Callable[[], AsyncEngine] | None":
+    """How to make `engine`'s twin on the asyncio driver (PostgreSQL engines made here), or None."""
+    return _twin_recipes.get(engine)
+
+
+def _loop_engine(url: str, statement_timeout_ms: int | None, options: dict[str, Any]) -> AsyncEngine:
+    """An engine on asyncpg with the options of the psycopg one: the same pool, the same statement timeout."""
+    loop_url = make_url(url).set(drivername=LOOP_DRIVER)
+    # The server's own setting, as psycopg's "-c statement_timeout": a statement past it is cancelled by PostgreSQL
+    # (SQLSTATE 57014), whichever driver sent it.
+    settings = {"statement_timeout": str(statement_timeout_ms)} if statement_timeout_ms else {}
+    return create_async_engine(loop_url, pool_pre_ping=True, connect_args={"server_settings": settings}, **options)
 
 
 def _create(url: str, **options: Any) -> Engine:

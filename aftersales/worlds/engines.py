@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from aftersales.settings import Settings
 from aftersales.storage.database import make_engine, make_session_factory
+from aftersales.storage.runner import dispose
 from aftersales.worlds.model import Place
 from aftersales.worlds.storage.places import Places
 
@@ -49,7 +50,7 @@ class WorldEngines:
         with self._lock:
             entry = self._open.pop(place, None)
         if entry is not None:
-            entry.engine.dispose()
+            dispose(entry.engine)
 
     def sweep(self) -> list[Place]:
         """Dispose engines unused for the idle time; return whose."""
@@ -57,7 +58,7 @@ class WorldEngines:
             idle = [place for place, entry in self._open.items() if self._idle(entry, self._clock())]
             closing = [self._open.pop(place).engine for place in idle]
         for engine in closing:
-            engine.dispose()
+            dispose(engine)
         return idle
 
     def open_places(self) -> list[Place]:
@@ -71,7 +72,7 @@ class WorldEngines:
             closing = [entry.engine for entry in self._open.values()]
             self._open.clear()
         for engine in closing:
-            engine.dispose()
+            dispose(engine)
 
     def _entry(self, place: Place) -> _Open:
         now = self._clock()
@@ -84,7 +85,7 @@ class WorldEngines:
             self._open.move_to_end(place)
             closing = self._evict(now, keep=place)
         for engine in closing:  # outside the lock: other worlds' calls need not wait for it
-            engine.dispose()
+            dispose(engine)
         return entry
 
     def _make(self, place: Place) -> Engine:

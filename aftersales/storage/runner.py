@@ -1,0 +1,159 @@
+"""Where the async layers run database work: on the event loop through the asyncio driver, or on a worker thread.
+
+On PostgreSQL (AFTERSALES_DB_ASYNCIO, on by default) the same sync storage code (the unit of work, the repositories,
+the driver-cursor reads) runs inside SQLAlchemy's greenlet bridge: each statement awaits asyncpg on the event loop,
+so a call hops to no worker thread and no statement blocks the loop. Its engines are the asyncpg twins of the
+psycopg engines the rest of the process keeps (storage.database); `here(engine)` and `sessions_here` name the one
+to use. Work that runs off the loop (the CLI, the audit writer's thread, admin operations on worker threads) keeps
+psycopg. SQLite has no asyncio driver: its work runs on a worker thread.
+
+asyncpg connections belong to the loop that opened them, so twins are kept per loop and closed when it shuts
+down (asyncio closes open async generators then: each loop holds one whose `finally` closes its twins), or when
+their psycopg engine is disposed (`dispose`).
+"""
+
+import asyncio
+import concurrent.futures
+import threading
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import TypeVar
+
+import anyio.to_thread
+from sqlalchemy import Engine
+from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.util import greenlet_spawn
+
+from aftersales.storage.database import ON_LOOP, loop_twin_recipe, make_session_factory
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Twin:
+    """A psycopg engine's twin on asyncpg, on one event loop, with its session factory."""
+
+    engine: AsyncEngine
+    sessions: sessionmaker[Session]
+
+
+_lock = threading.Lock()  # engines are disposed from worker threads too
+_twins: dict[asyncio.AbstractEventLoop, dict[Engine, Twin]] = {}
+_closers: dict[asyncio.AbstractEventLoop, AsyncIterator[None]] = {}
+_disposing: set["asyncio.Future[None] | concurrent.futures.Future[None]"] = (
+    set()
+)  # disposals scheduled on a loop, kept until they end
+
+
+def on_loop() -> bool:
+    """Whether the running code is database work on the event loop (inside DatabaseRunner's bridge)."""
+    return ON_LOOP.get()
+
+
+def here(engine: Engine) -> Engine:
+    """The engine to run statements on from here: `engine`, or on the event loop its asyncpg twin's sync facade."""
+    return _twin(engine).engine.sync_engine if ON_LOOP.get() else engine
+
+
+def sessions_here(engine: Engine, sessions: sessionmaker[Session]) -> sessionmaker[Session]:
+    """`sessions` (bound to `engine`), or on the event loop the session factory of `engine`'s asyncpg twin."""
+    return _twin(engine).sessions if ON_LOOP.get() else sessions
+
+
+class DatabaseRunner:
+    """Runs the async layers' database work: `await runner.read(fn)` for reads, `await runner.write(fn)` for writes.
+
+    `fn` is sync code over storage (a service call on a unit of work); with `on_loop` (PostgreSQL on asyncpg) it runs
+    in the greenlet bridge on the event loop, otherwise on a worker thread.
+    """
+
+    def __init__(self, on_loop: bool) -> None:
+        self.on_loop = on_loop
+
+    async def read(self, fn: Callable[[], T]) -> T:
+        """Run the read `fn` and return what it returns."""
+        return await self._run(fn)
+
+    async def write(self, fn: Callable[[], T]) -> T:
+        """Run `fn`, which writes, and return what it returns."""
+        return await self._run(fn)
+
+    async def _run(self, fn: Callable[[], T]) -> T:
+        if not self.on_loop or not await _watched_loop():
+            return await anyio.to_thread.run_sync(fn)
+        token = ON_LOOP.set(True)
+        try:
+            result: T = await greenlet_spawn(fn)
+            return result
+        finally:
+            ON_LOOP.reset(token)
+
+    async def close(self) -> None:
+        """Close this loop's twins (at the end of a server's lifespan; a loop's shutdown does it too)."""
+        await _dispose_loop(asyncio.get_running_loop())
+
+
+def dispose(engine: Engine) -> None:
+    """Dispose `engine`, and its twins on every loop (each closed on its own loop; from any thread)."""
+    engine.dispose()
+    with _lock:
+        twins = [(loop, by_engine.pop(engine)) for loop, by_engine in _twins.items() if engine in by_engine]
+    for loop, twin in twins:
+        if loop.is_closed():
+            continue
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        # Not waited for: whoever disposes (a world's drop or reset) ends the connections still open itself.
+        pending: asyncio.Future[None] | concurrent.futures.Future[None]
+        if running is loop:
+            pending = loop.create_task(twin.engine.dispose())
+        else:
+            pending = asyncio.run_coroutine_threadsafe(twin.engine.dispose(), loop)
+        _disposing.add(pending)
+        pending.add_done_callback(_disposing.discard)
+
+
+def _twin(engine: Engine) -> Twin:
+    """`engine`'s twin on the running loop, made on first use."""
+    loop = asyncio.get_running_loop()
+    with _lock:
+        by_engine = _twins.setdefault(loop, {})
+        twin = by_engine.get(engine)
+        if twin is None:
+            recipe = loop_twin_recipe(engine)
+            if recipe is None:
+                raise RuntimeError(f"no asyncio driver for the {engine.dialect.name} engine")
+            made = recipe()
+            twin = by_engine[engine] = Twin(made, make_session_factory(made.sync_engine))
+    return twin
+
+
+async def _watched_loop() -> bool:
+    """Make sure this loop's twins close when it shuts down; False on an event loop that is not asyncio's."""
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:  # trio, through anyio: asyncpg runs on asyncio only
+        return False
+    if loop not in _closers:
+        closer = _closer(loop)
+        _closers[loop] = closer
+        await closer.__anext__()  # now registered with the loop, which closes it in shutdown_asyncgens
+    return True
+
+
+async def _closer(loop: asyncio.AbstractEventLoop) -> AsyncIterator[None]:
+    try:
+        yield
+    finally:
+        _closers.pop(loop, None)
+        await _dispose_loop(loop)
+
+
+async def _dispose_loop(loop: asyncio.AbstractEventLoop) -> None:
+    with _lock:
+        twins = list(_twins.pop(loop, {}).values())
+    for twin in twins:
+        await twin.engine.dispose()
