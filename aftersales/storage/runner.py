@@ -9,7 +9,8 @@ psycopg. SQLite has no asyncio driver: its work runs on a worker thread.
 
 asyncpg connections belong to the loop that opened them, so twins are kept per loop and closed when it shuts
 down (asyncio closes open async generators then: each loop holds one whose `finally` closes its twins), or when
-their psycopg engine is disposed (`dispose`).
+their psycopg engine is disposed (`dispose`): at once if none of their connections is out, else once the last
+is back (a connection given back to a disposed pool would stay open until collected).
 """
 
 import asyncio
@@ -41,6 +42,7 @@ class Twin:
 _lock = threading.Lock()  # engines are disposed from worker threads too
 _twins: dict[asyncio.AbstractEventLoop, dict[Engine, Twin]] = {}
 _closers: dict[asyncio.AbstractEventLoop, AsyncIterator[None]] = {}
+_retiring: dict[asyncio.AbstractEventLoop, list[Twin]] = {}  # disposed while connections were out
 _disposing: set["asyncio.Future[None] | concurrent.futures.Future[None]"] = (
     set()
 )  # disposals scheduled on a loop, kept until they end
@@ -88,10 +90,24 @@ class DatabaseRunner:
             return result
         finally:
             ON_LOOP.reset(token)
+            if _retiring:
+                await _retire(asyncio.get_running_loop())
 
     async def close(self) -> None:
         """Close this loop's twins (at the end of a server's lifespan; a loop's shutdown does it too)."""
         await _dispose_loop(asyncio.get_running_loop())
+
+
+def checked_out(engine: Engine) -> int:
+    """How many connections `engine`'s twins have out, on every loop (a call is using them)."""
+    with _lock:
+        twins = [by_engine[engine] for by_engine in _twins.values() if engine in by_engine]
+    return sum(_out(twin) for twin in twins)
+
+
+def _out(twin: Twin) -> int:
+    out = getattr(twin.engine.sync_engine.pool, "checkedout", None)
+    return int(out()) if out is not None else 0
 
 
 def dispose(engine: Engine) -> None:
@@ -99,8 +115,11 @@ def dispose(engine: Engine) -> None:
     engine.dispose()
     with _lock:
         twins = [(loop, by_engine.pop(engine)) for loop, by_engine in _twins.items() if engine in by_engine]
+        busy = [(loop, twin) for loop, twin in twins if _out(twin)]
+        for loop, twin in busy:
+            _retiring.setdefault(loop, []).append(twin)
     for loop, twin in twins:
-        if loop.is_closed():
+        if loop.is_closed() or (loop, twin) in busy:
             continue
         try:
             running = asyncio.get_running_loop()
@@ -152,8 +171,20 @@ async def _closer(loop: asyncio.AbstractEventLoop) -> AsyncIterator[None]:
         await _dispose_loop(loop)
 
 
+async def _retire(loop: asyncio.AbstractEventLoop) -> None:
+    """Close the disposed twins of this loop whose connections are all back."""
+    with _lock:
+        waiting = _retiring.get(loop, [])
+        done = [twin for twin in waiting if not _out(twin)]
+        waiting[:] = [twin for twin in waiting if _out(twin)]
+        if not waiting:
+            _retiring.pop(loop, None)
+    for twin in done:
+        await twin.engine.dispose()
+
+
 async def _dispose_loop(loop: asyncio.AbstractEventLoop) -> None:
     with _lock:
-        twins = list(_twins.pop(loop, {}).values())
+        twins = [*_twins.pop(loop, {}).values(), *_retiring.pop(loop, [])]
     for twin in twins:
         await twin.engine.dispose()

@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from aftersales.settings import Settings
 from aftersales.storage.database import make_engine, make_session_factory
-from aftersales.storage.runner import dispose
+from aftersales.storage.runner import checked_out, dispose
 from aftersales.worlds.model import Place
 from aftersales.worlds.storage.places import Places
 
@@ -100,15 +100,17 @@ class WorldEngines:
 
     def _idle(self, entry: _Open, now: float) -> bool:
         """Unused for the idle time and no connection out: closing it interrupts nothing."""
-        in_use = getattr(entry.engine.pool, "checkedout", lambda: 0)()
-        return in_use == 0 and now - entry.used >= self._settings.worlds_engine_idle.total_seconds()
+        return not _in_use(entry.engine) and now - entry.used >= self._settings.worlds_engine_idle.total_seconds()
 
     def _evict(self, now: float, keep: Place) -> list[Engine]:
         """Called under the lock: drop idle entries, then the least recently used beyond the bound, if not busy."""
         closing = [self._open.pop(p).engine for p, e in list(self._open.items()) if self._idle(e, now)]
-        spare = [
-            p for p, e in self._open.items() if p != keep and getattr(e.engine.pool, "checkedout", lambda: 0)() == 0
-        ]
+        spare = [p for p, e in self._open.items() if p != keep and not _in_use(e.engine)]
         while len(self._open) > self._settings.worlds_open_engines and spare:
             closing.append(self._open.pop(spare.pop(0)).engine)
         return closing
+
+
+def _in_use(engine: Engine) -> bool:
+    """Whether a call holds a connection of `engine`, or of its asyncpg twin on an event loop (storage.runner)."""
+    return bool(getattr(engine.pool, "checkedout", lambda: 0)() or checked_out(engine))
