@@ -5,8 +5,10 @@ pooled connection outside any transaction: one statement sees one consistent sna
 BEGIN and ROLLBACK around it (and the session's own bookkeeping) are work without a purpose on the hottest path.
 """
 
+import functools
 import itertools
 import json
+import re
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
@@ -37,16 +39,15 @@ def driver_rows(session: Session, sql: str, params: tuple[Any, ...]) -> Sequence
 
 def marked(sql: str, dialect: Dialect) -> str:
     """`sql` with each {p} the driver's parameter marker: ? (SQLite), %s (psycopg), or $1, $2, ... (asyncpg)."""
-    if dialect.paramstyle == "numeric_dollar":
+    return _marked(sql, dialect.paramstyle)
+
+
+@functools.lru_cache(maxsize=256)  # the statements are a handful of constants: mark each once per driver
+def _marked(sql: str, paramstyle: str) -> str:
+    if paramstyle == "numeric_dollar":
         numbers = itertools.count(1)
-        return "".join(f"{part}${next(numbers)}" if n else part for n, part in _marker_parts(sql))
-    return sql.format(p="?" if dialect.paramstyle == "qmark" else "%s")
-
-
-def _marker_parts(sql: str) -> list[tuple[bool, str]]:
-    """The text between {p} markers, each flagged with whether a marker follows it."""
-    parts = sql.split("{p}")
-    return [(n < len(parts) - 1, part) for n, part in enumerate(parts)]
+        return re.sub(r"\{p\}", lambda _: f"${next(numbers)}", sql)
+    return sql.format(p="?" if paramstyle == "qmark" else "%s")
 
 
 def driver_writes(session: Session, sql: str, params: tuple[Any, ...]) -> Sequence[Sequence[Any]]:
