@@ -54,6 +54,8 @@ class App:
         """Where the async layers run database work: on the event loop on PostgreSQL, else on a worker thread."""
         settings = self.settings
         backend = make_url(settings.resolved_database_url).get_backend_name()
+        if backend == "sqlite":
+            return DatabaseRunner(False, settings.sqlite_loop_read_steps, self._current_engine)
         return DatabaseRunner(on_loop=backend == "postgresql" and settings.db_asyncio)
 
     @cached_property
@@ -153,6 +155,11 @@ class App:
             engines = self.worlds.engines
             factory = sessions_here(engines.engine(world.location), engines.sessions(world.location))
         return SqlUnitOfWork(factory, write=write, one_statement=one_statement)
+
+    def _current_engine(self) -> Engine:
+        """The engine of the current world's database."""
+        world = context.current()
+        return self.engine if world is None else self.worlds.engines.engine(world.location)
 
     def close(self) -> None:
         """Write the queued audit records and release database connections."""

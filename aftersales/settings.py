@@ -49,7 +49,13 @@ class Settings(BaseSettings):
     db_asyncio: bool = Field(
         default=True,
         description="On PostgreSQL, run the calls' database work on the event loop through the asyncio driver "
-        "(asyncpg); false: on worker threads through psycopg, as SQLite's always runs.",
+        "(asyncpg); false: on worker threads through psycopg.",
+    )
+    sqlite_loop_read_steps: int = Field(
+        default=10_000,
+        ge=0,
+        description="On SQLite, run a read on the event loop, each statement stopped after this many SQLite "
+        "virtual-machine steps and the read run again on a worker thread; 0: every read on a worker thread.",
     )
     allowed_hosts: str = Field(default="", description="Comma-separated Host headers accepted off loopback.")
     allowed_origins: str = Field(default="", description="Comma-separated Origin headers accepted off loopback.")

@@ -5,7 +5,11 @@ the driver-cursor reads) runs inside SQLAlchemy's greenlet bridge: each statemen
 so a call hops to no worker thread and no statement blocks the loop. Its engines are the asyncpg twins of the
 psycopg engines the rest of the process keeps (storage.database); `here(engine)` and `sessions_here` name the one
 to use. Work that runs off the loop (the CLI, the audit writer's thread, admin operations on worker threads) keeps
-psycopg. SQLite has no asyncio driver: its work runs on a worker thread.
+psycopg. SQLite has no asyncio driver: its writes run on a worker thread, and so do its reads unless they are
+bounded (AFTERSALES_SQLITE_LOOP_READ_STEPS): then a read runs on the event loop with SQLite's progress handler
+stopping each of its statements after that many virtual-machine steps, and any write refused at once; a read
+stopped that way (or one that failed) runs again on a worker thread, from the start, and that answer is returned.
+A read is tried on the loop only when its engine's pool has an idle connection, so the loop never waits for one.
 
 asyncpg connections belong to the loop that opened them, so twins are kept per loop and closed when it shuts
 down (asyncio closes open async generators then: each loop holds one whose `finally` closes its twins), or when
@@ -26,7 +30,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.util import greenlet_spawn
 
-from aftersales.storage.database import ON_LOOP, loop_twin_recipe, make_session_factory
+from aftersales.storage.database import LOOP_READ, ON_LOOP, LoopRead, loop_twin_recipe, make_session_factory
 
 T = TypeVar("T")
 
@@ -67,14 +71,33 @@ class DatabaseRunner:
     """Runs the async layers' database work: `await runner.read(fn)` for reads, `await runner.write(fn)` for writes.
 
     `fn` is sync code over storage (a service call on a unit of work); with `on_loop` (PostgreSQL on asyncpg) it runs
-    in the greenlet bridge on the event loop, otherwise on a worker thread.
+    in the greenlet bridge on the event loop, otherwise on a worker thread. With `loop_read_steps` (SQLite) a read
+    `fn` is tried on the event loop first, bounded, when `engine()` (the engine it will read) has an idle connection;
+    it must then be safe to run twice, as reads are.
     """
 
-    def __init__(self, on_loop: bool) -> None:
+    def __init__(self, on_loop: bool, loop_read_steps: int = 0, engine: Callable[[], Engine] | None = None) -> None:
         self.on_loop = on_loop
+        self._steps = loop_read_steps if engine is not None else 0
+        self._engine: Callable[[], Engine] | None = engine
+        self.reruns = 0  # bounded reads that ran past their bound (or failed) on the loop and ran again on a thread
 
     async def read(self, fn: Callable[[], T]) -> T:
         """Run the read `fn` and return what it returns."""
+        if self._steps and not self.on_loop and self._idle_connection():
+            read = LoopRead(self._steps)
+            token = LOOP_READ.set(read)
+            try:
+                result = fn()
+            except Exception:
+                if not read.interrupted:
+                    raise
+            else:
+                if not read.interrupted:
+                    return result
+            finally:
+                LOOP_READ.reset(token)
+            self.reruns += 1
         return await self._run(fn)
 
     async def write(self, fn: Callable[[], T]) -> T:
@@ -92,6 +115,12 @@ class DatabaseRunner:
             ON_LOOP.reset(token)
             if _retiring:
                 await _retire(asyncio.get_running_loop())
+
+    def _idle_connection(self) -> bool:
+        """Whether the read's engine has a connection waiting in its pool (taking one then never waits)."""
+        assert self._engine is not None
+        checked_in = getattr(self._engine().pool, "checkedin", None)
+        return checked_in is not None and checked_in() > 0
 
     async def close(self) -> None:
         """Close this loop's twins (at the end of a server's lifespan; a loop's shutdown does it too)."""

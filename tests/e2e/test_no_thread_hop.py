@@ -1,4 +1,5 @@
-"""On PostgreSQL a call's database work runs on the event loop through asyncpg: no worker thread, no blocking driver."""
+"""On PostgreSQL a call's database work runs on the event loop through asyncpg: no worker thread, no blocking driver;
+on SQLite a bounded read does too, and a write hops to a worker thread."""
 
 import threading
 from collections.abc import Iterator
@@ -15,7 +16,9 @@ from tests.support.elicitation import Person
 
 # What the three calls read and write; the audit's tool_calls are written apart, in batches.
 CALL_TABLES = ("tickets", "ticket_events", "quotes", "idempotency_records", "ticket_sequences", "rate_buckets")
-pytestmark = [pytest.mark.anyio, pytest.mark.parametrize("backend", ["postgresql"], indirect=True)]
+pytestmark = pytest.mark.anyio
+ON_POSTGRESQL = pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
+ON_SQLITE = pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
 
 
 class Statements:
@@ -54,6 +57,7 @@ def statements(monkeypatch: pytest.MonkeyPatch) -> Iterator[Statements]:
     yield seen
 
 
+@ON_POSTGRESQL
 async def test_a_query_an_estimate_and_a_two_round_create_run_every_statement_on_the_event_loop(
     server, mode, stories, statements
 ):
@@ -80,3 +84,20 @@ async def test_a_query_an_estimate_and_a_two_round_create_run_every_statement_on
     assert not [statement for thread, statement in blocking if thread == loop_thread]
     assert not [statement for _, statement in blocking if any(table in statement for table in CALL_TABLES)]
     assert statements.hops == []
+
+
+@ON_SQLITE
+async def test_on_sqlite_a_query_is_answered_on_the_event_loop_and_a_create_on_a_worker_thread(
+    server, stories, statements
+):
+    ticket_id, order = stories["ticket_awaiting_return"]["ticket_id"], stories["vip_laptop_recent"]["order_id"]
+    async with connect(server) as client:
+        await client.call_tool("after_sales_query_ticket", {"ticket_id": ticket_id})  # the pool's first connection
+        statements.hops.clear()
+        shown = await client.call_tool("after_sales_query_ticket", {"ticket_id": ticket_id})
+        read_hops = list(statements.hops)
+        created = await client.call_tool(
+            "after_sales_create_ticket", create_arguments(order, kind="repair", refund_method=None)
+        )
+    assert not shown.is_error and read_hops == []
+    assert created.structured_content["outcome"] == "created" and len(statements.hops) >= 1
