@@ -14,7 +14,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import NoSuchModuleError
+from sqlalchemy.exc import DisconnectionError, NoSuchModuleError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -88,7 +88,32 @@ def _loop_engine(url: str, statement_timeout_ms: int | None, options: dict[str, 
     # The server's own setting, as psycopg's "-c statement_timeout": a statement past it is cancelled by PostgreSQL
     # (SQLSTATE 57014), whichever driver sent it.
     settings = {"statement_timeout": str(statement_timeout_ms)} if statement_timeout_ms else {}
-    return create_async_engine(loop_url, pool_pre_ping=True, connect_args={"server_settings": settings}, **options)
+    engine = create_async_engine(loop_url, connect_args={"server_settings": settings}, **options)
+    event.listen(engine.sync_engine, "connect", _fresh)
+    event.listen(engine.sync_engine, "checkout", _ping)
+    return engine
+
+
+_FRESH = "aftersales_fresh"  # connection record info: opened for this checkout, nothing to ping
+
+
+def _fresh(_dbapi_connection: Any, record: Any) -> None:
+    record.info[_FRESH] = True
+
+
+def _ping(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
+    """pool_pre_ping, in one round trip: asyncpg's adapter pings inside a transaction of its own (BEGIN, the ping,
+    ROLLBACK) unless in autocommit. A connection the ping finds dead is replaced (DisconnectionError makes the pool
+    open another), so a restarted server or a world's closed connections cost no call an error."""
+    if record.info.pop(_FRESH, False):
+        return
+    dbapi_connection.autocommit = True
+    try:
+        dbapi_connection.ping()
+    except Exception as error:
+        raise DisconnectionError("the connection did not answer its ping") from error
+    finally:
+        dbapi_connection.autocommit = False
 
 
 def _create(url: str, **options: Any) -> Engine:

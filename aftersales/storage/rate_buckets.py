@@ -15,8 +15,7 @@ Charges run on connections of their own, checked out of the engine's pool once a
 then one round trip, without the pool's checkout, ping and reset around it (measured: 44 instead of 250 microseconds
 of CPU a charge). At most one is kept per thread that charges at once (the worker threads); one that fails is
 dropped, and the next charge checks out a fresh one. On the event loop (storage.runner) a charge runs on the
-engine's asyncpg twin instead, on a connection checked out for it and back in autocommit: a kept one would
-outlive the loop it belongs to.
+engine's asyncpg twin instead, on the autocommit connections the runner keeps for it (closed with the twin).
 """
 
 import queue
@@ -31,7 +30,7 @@ from sqlalchemy.exc import DBAPIError
 
 from aftersales.storage.base import NAMING_CONVENTION
 from aftersales.storage.database_errors import database_errors
-from aftersales.storage.runner import here, on_loop
+from aftersales.storage.runner import here, kept_connection, on_loop
 
 METADATA = MetaData(naming_convention=NAMING_CONVENTION)
 RATE_BUCKETS = Table(
@@ -134,25 +133,16 @@ class SharedBuckets:
             return rows
 
     def _execute_on_loop(self, sql: str, params: Mapping[str, Any], fetch: bool) -> list[tuple[Any, ...]]:
-        """_execute on the engine's asyncpg twin, on a connection checked out for this statement."""
+        """_execute on the engine's asyncpg twin, on the connection it keeps for statements like these."""
         engine = here(self._engine)
         dbapi_error = engine.dialect.loaded_dbapi.Error
         numbered, values = numbered_params(sql, params)
         with database_errors():
             try:
-                connection = engine.raw_connection()
+                with kept_connection(self._engine) as connection:
+                    return _fetched(connection, numbered, values, fetch)
             except dbapi_error as error:
                 raise DBAPIError.instance(sql, params, error, dbapi_error) from error
-            try:
-                connection.dbapi_connection.autocommit = True  # type: ignore[union-attr]
-                return _fetched(connection, numbered, values, fetch)
-            except dbapi_error as error:
-                connection.invalidate()
-                raise DBAPIError.instance(sql, params, error, dbapi_error) from error
-            finally:
-                if connection.is_valid:
-                    connection.dbapi_connection.autocommit = False  # type: ignore[union-attr]
-                connection.close()
 
     def _kept(self) -> PoolProxiedConnection:
         """A kept connection not in use, or a new one from the pool, in autocommit."""

@@ -20,12 +20,13 @@ is back (a connection given back to a disposed pool would stay open until collec
 import asyncio
 import concurrent.futures
 import threading
-from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 import anyio.to_thread
-from sqlalchemy import Engine
+from sqlalchemy import Engine, PoolProxiedConnection
 from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.util import greenlet_spawn
@@ -35,13 +36,17 @@ from aftersales.storage.database import LOOP_READ, ON_LOOP, LoopRead, loop_twin_
 T = TypeVar("T")
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class Twin:
     """A psycopg engine's twin on asyncpg, on one event loop, with its session factory."""
 
     engine: AsyncEngine
     sessions: sessionmaker[Session]
+    # Autocommit connections kept out of the pool for single statements (kept_connection), not in use.
+    kept: list[PoolProxiedConnection] = field(default_factory=list)
 
+
+KEPT = 4  # kept connections per twin at most; a busier moment's extra ones go back to the pool
 
 _lock = threading.Lock()  # engines are disposed from worker threads too
 _twins: dict[asyncio.AbstractEventLoop, dict[Engine, Twin]] = {}
@@ -135,8 +140,47 @@ def checked_out(engine: Engine) -> int:
 
 
 def _out(twin: Twin) -> int:
+    """How many of the twin's connections a call is using (kept ones waiting for their next statement are not)."""
     out = getattr(twin.engine.sync_engine.pool, "checkedout", None)
-    return int(out()) if out is not None else 0
+    return (int(out()) if out is not None else 0) - len(twin.kept)
+
+
+@contextmanager
+def kept_connection(engine: Engine) -> Iterator[PoolProxiedConnection]:
+    """On the event loop, an autocommit connection of `engine`'s twin kept between single statements: no checkout,
+    ping or reset around each (the rate buckets' charges). One that fails is dropped; the next opens another."""
+    twin = _twin(engine)
+    if twin.kept:
+        connection = twin.kept.pop()
+    else:
+        connection = twin.engine.sync_engine.raw_connection()
+        connection.dbapi_connection.autocommit = True  # type: ignore[union-attr]
+    try:
+        yield connection
+    except BaseException:
+        connection.invalidate()
+        raise
+    if len(twin.kept) < KEPT:
+        twin.kept.append(connection)
+    else:
+        _give_back(connection)
+
+
+def _give_back(connection: PoolProxiedConnection) -> None:
+    connection.dbapi_connection.autocommit = False  # type: ignore[union-attr]
+    connection.close()
+
+
+def _give_back_kept(twin: Twin) -> None:
+    while twin.kept:
+        _give_back(twin.kept.pop())
+
+
+async def _close(twin: Twin) -> None:
+    """Close a twin: its kept connections back to its pool (in the bridge: that may close them), then the pool."""
+    if twin.kept:
+        await greenlet_spawn(_give_back_kept, twin)
+    await twin.engine.dispose()
 
 
 def dispose(engine: Engine) -> None:
@@ -157,9 +201,9 @@ def dispose(engine: Engine) -> None:
         # Not waited for: whoever disposes (a world's drop or reset) ends the connections still open itself.
         pending: asyncio.Future[None] | concurrent.futures.Future[None]
         if running is loop:
-            pending = loop.create_task(twin.engine.dispose())
+            pending = loop.create_task(_close(twin))
         else:
-            pending = asyncio.run_coroutine_threadsafe(twin.engine.dispose(), loop)
+            pending = asyncio.run_coroutine_threadsafe(_close(twin), loop)
         _disposing.add(pending)
         pending.add_done_callback(_disposing.discard)
 
@@ -209,11 +253,11 @@ async def _retire(loop: asyncio.AbstractEventLoop) -> None:
         if not waiting:
             _retiring.pop(loop, None)
     for twin in done:
-        await twin.engine.dispose()
+        await _close(twin)
 
 
 async def _dispose_loop(loop: asyncio.AbstractEventLoop) -> None:
     with _lock:
         twins = [*_twins.pop(loop, {}).values(), *_retiring.pop(loop, [])]
     for twin in twins:
-        await twin.engine.dispose()
+        await _close(twin)
