@@ -51,8 +51,10 @@ class Settings(BaseSettings):
         description="On PostgreSQL, run the calls' database work on the event loop through the asyncio driver "
         "(asyncpg); false: on worker threads through psycopg.",
     )
+    # Off by default: under a mixed load at 16 connections its p99 was not better than the worker thread's
+    # (docs/performance.md, "Database work on the event loop"); 10000 is the bound measured to suit the hot reads.
     sqlite_loop_read_steps: int = Field(
-        default=10_000,
+        default=0,
         ge=0,
         description="On SQLite, run a read on the event loop, each statement stopped after this many SQLite "
         "virtual-machine steps and the read run again on a worker thread; 0: every read on a worker thread.",

@@ -87,7 +87,8 @@ async def test_a_query_an_estimate_and_a_two_round_create_run_every_statement_on
 
 
 @ON_SQLITE
-async def test_on_sqlite_a_query_is_answered_on_the_event_loop_and_a_create_on_a_worker_thread(
+@pytest.mark.settings(sqlite_loop_read_steps=10_000)
+async def test_on_sqlite_a_bounded_query_is_answered_on_the_event_loop_and_a_create_on_a_worker_thread(
     server, stories, statements
 ):
     ticket_id, order = stories["ticket_awaiting_return"]["ticket_id"], stories["vip_laptop_recent"]["order_id"]
