@@ -17,6 +17,7 @@ from aftersales.settings import Settings
 from aftersales.storage.audit import AuditLog
 from aftersales.storage.database import make_engine, make_session_factory
 from aftersales.storage.rate_buckets import SharedBuckets
+from aftersales.storage.runner import DatabaseRunner, dispose, sessions_here
 from aftersales.storage.unit_of_work import SqlUnitOfWork
 from aftersales.worlds import context
 from aftersales.worlds.routing import WorldRouter
@@ -47,6 +48,15 @@ class App:
             max_overflow=settings.db_max_overflow,
             pool_timeout=settings.db_pool_timeout.total_seconds(),
         )
+
+    @cached_property
+    def database(self) -> DatabaseRunner:
+        """Where the async layers run database work: on the event loop on PostgreSQL, else on a worker thread."""
+        settings = self.settings
+        backend = make_url(settings.resolved_database_url).get_backend_name()
+        if backend == "sqlite":
+            return DatabaseRunner(False, settings.sqlite_loop_read_steps, self._current_engine)
+        return DatabaseRunner(on_loop=backend == "postgresql" and settings.db_asyncio)
 
     @cached_property
     def session_factory(self) -> sessionmaker[Session]:
@@ -105,7 +115,7 @@ class App:
     @cached_property
     def router(self) -> WorldRouter:
         """Which world a request runs in (lookups remembered for a second)."""
-        return WorldRouter(self.worlds)
+        return WorldRouter(self.worlds, database=self.database)
 
     @cached_property
     def rate_buckets(self) -> SharedBuckets | None:
@@ -134,10 +144,22 @@ class App:
 
     def uow(self, write: bool = False, one_statement: bool = False) -> SqlUnitOfWork:
         """A fresh unit of work on the current world's database; `write=True` for use cases that change data,
-        `one_statement=True` for a read that is a single statement (it runs outside any transaction)."""
+        `one_statement=True` for a read that is a single statement (it runs outside any transaction).
+
+        Inside `database.read`/`write` on the event loop, its session is on the engine's asyncpg twin.
+        """
         world = context.current()
-        factory = self.session_factory if world is None else self.worlds.engines.sessions(world.location)
+        if world is None:
+            factory = sessions_here(self.engine, self.session_factory)
+        else:
+            engines = self.worlds.engines
+            factory = sessions_here(engines.engine(world.location), engines.sessions(world.location))
         return SqlUnitOfWork(factory, write=write, one_statement=one_statement)
+
+    def _current_engine(self) -> Engine:
+        """The engine of the current world's database."""
+        world = context.current()
+        return self.engine if world is None else self.worlds.engines.engine(world.location)
 
     def close(self) -> None:
         """Write the queued audit records and release database connections."""
@@ -148,7 +170,7 @@ class App:
         if (buckets := self.__dict__.get("rate_buckets")) is not None:
             buckets.close()  # the connections its charges kept
         if "engine" in self.__dict__:
-            self.engine.dispose()
+            dispose(self.engine)
 
     def _world_sessions(self, world_id: str) -> sessionmaker[Session] | None:
         """The session factory of a live world (for its audit records), or None when it is gone."""

@@ -13,7 +13,7 @@ the second, for ever. A state can be replayed until it expires, so each call (ca
 at most ANSWER_ROUNDS free rounds in a state's lifetime; more are charged like any call.
 
 With `shared` buckets (PostgreSQL, storage/rate_buckets.py) every replica charges the same rows, so a caller's limit
-holds across replicas; each charge is one statement, run on a worker thread as tools run their database work. When
+holds across replicas; each charge is one statement, run where tools run their database work (storage.runner). When
 the database does not answer, the charge falls back to this process's own bucket: fail open to the per-replica limit,
 because refusing every call while the database blinks would stop the work the limit exists to protect, and the
 calls let through meet the same database (they fail retryably or succeed) with at most N times the limit.
@@ -30,7 +30,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-import anyio.to_thread
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import MCPServer
 from mcp.shared.uri_template import UriTemplate
@@ -40,6 +39,7 @@ from aftersales.mcp.caller import current_caller_id
 from aftersales.mcp.error_mapping import error_result, protocol_error
 from aftersales.mcp.requests import resource_read, tool_call
 from aftersales.storage.rate_buckets import SharedBuckets
+from aftersales.storage.runner import DatabaseRunner
 from aftersales.worlds.context import current_id
 
 log = logging.getLogger(__name__)
@@ -112,6 +112,7 @@ class RateLimiter:
         clock: Callable[[], float] | None = None,
         state_ttl: float = 600.0,
         shared: SharedBuckets | None = None,
+        database: DatabaseRunner | None = None,
     ) -> None:
         self._server, self._limits = server, {"read": read, "write": write}
         # Read at each call, not bound here, so a test's freezegun moves it too. Shared buckets count wall time, the
@@ -119,6 +120,7 @@ class RateLimiter:
         self._clock = clock or (lambda: time.monotonic())
         self._wall = clock or (lambda: time.time())
         self._shared, self._state_ttl = shared, state_ttl
+        self._database = database or DatabaseRunner(on_loop=False)
         self._degraded = False  # whether the last shared charge failed (logged once, not once a call)
         self._kinds: dict[str, str] | None = None
         self._resources: tuple[frozenset[str], list[UriTemplate]] | None = None  # fixed URIs, templates
@@ -175,13 +177,13 @@ class RateLimiter:
         return self._refusal(caller, kind, wait, request) if wait > 0 else None
 
     async def _charged_shared(self, charge: Callable[[SharedBuckets], T]) -> T | None:
-        """`charge` on the shared buckets, on a worker thread; None without them or while the database does not answer
-        (said once per outage: the limits are this replica's own until it answers again)."""
+        """`charge` on the shared buckets, where the database work runs; None without them or while the database does
+        not answer (said once per outage: the limits are this replica's own until it answers again)."""
         if self._shared is None:
             return None
         shared = self._shared
         try:
-            result = await anyio.to_thread.run_sync(lambda: charge(shared))
+            result = await self._database.write(lambda: charge(shared))
         except ServiceUnavailable:
             if not self._degraded:
                 self._degraded = True

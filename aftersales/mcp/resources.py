@@ -14,6 +14,7 @@ from aftersales.domain.tickets import TICKET_NUMBER_PATTERN
 from aftersales.mcp.caller import authorize
 from aftersales.mcp.error_mapping import resource_errors
 from aftersales.mcp.fields import ORDER_ID_PATTERN
+from aftersales.mcp.on_database import on_database
 from aftersales.services import orders, ticket_queries
 from aftersales.settings import Settings
 
@@ -54,6 +55,7 @@ def register(server: MCPServer, app: App) -> None:
         "Needs the tickets:read scope.",
         mime_type="application/json",
     )
+    @on_database(app.database)
     @resource_errors
     def after_sales_ticket(ticket_id: str) -> str:
         authorize(READ, f"The resource {TICKET_URI}")
@@ -74,6 +76,7 @@ def register(server: MCPServer, app: App) -> None:
         "line with the ticket kinds it allows now and why not. Needs the tickets:read scope.",
         mime_type="application/json",
     )
+    @on_database(app.database)
     @resource_errors
     def after_sales_order(order_id: str) -> str:
         authorize(READ, f"The resource {ORDER_URI}")

@@ -58,7 +58,7 @@ def build_server(app: App) -> MCPServer:
     # A world's trace sees every call exactly as it crossed the wire, so it goes before the SDK's own middlewares
     # (a requestState the SDK refuses is a call the trace must show too).
     server.middleware.insert(
-        0, CallTracer(lambda world, draft: app.worlds.append_trace(world, draft), app.form_answerer)
+        0, CallTracer(lambda world, draft: app.worlds.append_trace(world, draft), app.form_answerer, app.database)
     )
     # With traces on, the request span the SDK opens is told the call's caller, tool and outcome, first inside the
     # SDK's requestState boundary so an asking round's state can name its span (aftersales.mcp.spans).
@@ -77,6 +77,7 @@ def build_server(app: App) -> MCPServer:
                 write=Limit(settings.rate_write_per_minute, settings.rate_write_burst),
                 state_ttl=settings.state_ttl.total_seconds(),
                 shared=app.rate_buckets,
+                database=app.database,
             ),
             ArgumentGate(server),
             UrlQuestions(),  # innermost: the bank-account question's round is a result every layer above sees

@@ -11,6 +11,7 @@ too (the bank-account page, visited as the person would); the client then never 
 its completion notification. Requests outside a world are not traced.
 """
 
+import functools
 import inspect
 import logging
 import time
@@ -18,7 +19,6 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
 from typing import Any, TypeVar
 
-import anyio
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.session import ServerSession
 from mcp.shared.dispatcher import ProgressFnT
@@ -33,6 +33,7 @@ from aftersales.mcp.caller import current_caller_id
 from aftersales.mcp.forms import shows_forms
 from aftersales.mcp.recorder import classify
 from aftersales.mcp.requests import tool_call
+from aftersales.storage.runner import DatabaseRunner
 from aftersales.worlds import context
 from aftersales.worlds.model import World, iso_exact
 from aftersales.worlds.trace import (
@@ -57,8 +58,11 @@ Script = Callable[[Mapping[str, Any]], Awaitable[Answer]]
 class CallTracer:
     """The outermost server middleware: trace each tools/call made in a world."""
 
-    def __init__(self, append: Append, answerer: FormAnswerer | None = None) -> None:
+    def __init__(
+        self, append: Append, answerer: FormAnswerer | None = None, database: DatabaseRunner | None = None
+    ) -> None:
         self._append, self._answerer = append, answerer
+        self._database = database or DatabaseRunner(on_loop=False)
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
         """Trace tools/call requests in a world; pass everything else through."""
@@ -143,7 +147,7 @@ class CallTracer:
     async def _write(self, world: World, draft: Draft, started: float, failing: bool = False) -> None:
         draft.latency_ms = round((time.perf_counter() - started) * 1000, 3)
         try:
-            await anyio.to_thread.run_sync(self._append, world, draft)
+            await self._database.write(functools.partial(self._append, world, draft))
         except Exception:
             log.exception("could not write the trace entry of a call of %.64s in world %s", draft.tool, world.id)
             if failing:

@@ -1,14 +1,46 @@
-"""Engines and session factories; created on demand, never at import."""
+"""Engines and session factories; created on demand, never at import.
+
+On PostgreSQL an engine made here (psycopg, blocking) has a twin on the asyncio driver (asyncpg) with the same
+options, made per event loop by storage.runner for the work it runs on the loop: `loop_twin_recipe` says how.
+"""
 
 import threading
 import weakref
+from collections.abc import Callable
+from contextvars import ContextVar
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import NoSuchModuleError
+from sqlalchemy.exc import DisconnectionError, NoSuchModuleError
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.orm import Session, sessionmaker
+
+LOOP_DRIVER = "postgresql+asyncpg"
+# Whether the running code is database work on the event loop (storage.runner), where a blocking driver must not run.
+ON_LOOP: ContextVar[bool] = ContextVar("aftersales_database_on_loop", default=False)
+
+
+@dataclass
+class LoopRead:
+    """A SQLite read running on the event loop: each statement's bound in VM steps, and whether it was interrupted."""
+
+    steps: int
+    interrupted: bool = False  # ran past its bound, tried to write, or failed: it reruns on a worker thread
+
+    def interrupt(self) -> int:
+        """SQLite's progress handler: called once a statement has run `steps` steps, it stops the statement."""
+        self.interrupted = True
+        return 1
+
+
+# The SQLite read running on the event loop in this context (storage.runner), or None.
+LOOP_READ: ContextVar[LoopRead | None] = ContextVar("aftersales_sqlite_loop_read", default=None)
+_BOUNDED = "aftersales_bounded"  # connection record info: this checkout carries a loop read's bound
+# How to make each PostgreSQL engine's twin on the asyncio driver: its URL and options, kept beside the engine.
+_twin_recipes: "weakref.WeakKeyDictionary[Engine, Callable[[], AsyncEngine]]" = weakref.WeakKeyDictionary()
 
 
 def make_engine(url: str, statement_timeout_ms: int | None = None, wal: bool = True, **options: Any) -> Engine:
@@ -23,9 +55,65 @@ def make_engine(url: str, statement_timeout_ms: int | None = None, wal: bool = T
         engine = _create(url, connect_args={"check_same_thread": False, "timeout": 30}, **options)
         event.listen(engine, "connect", _sqlite_pragmas if wal else _sqlite_pragmas_without_wal)
         event.listen(engine, "begin", _sqlite_begin)
+        event.listen(engine, "checkout", _bound_loop_read)
+        event.listen(engine, "checkin", _unbound)
+        event.listen(engine, "handle_error", _loop_read_failed)
         return engine
     connect_args = {"options": f"-c statement_timeout={statement_timeout_ms}"} if statement_timeout_ms else {}
-    return _create(url, pool_pre_ping=True, connect_args=connect_args, **options)
+    engine = _create(url, pool_pre_ping=True, connect_args=connect_args, **options)
+    if engine.dialect.name == "postgresql":
+        _twin_recipes[engine] = lambda: _loop_engine(url, statement_timeout_ms, options)
+        event.listen(engine, "checkout", _refuse_on_loop)
+    return engine
+
+
+class BlockingOnLoop(RuntimeError):
+    """Work on the event loop reached for a blocking engine instead of its twin on the asyncio driver."""
+
+
+def _refuse_on_loop(_dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
+    """A psycopg connection taken on the event loop would block every call: refuse it, loudly (a bug, not load)."""
+    if ON_LOOP.get():
+        raise BlockingOnLoop("blocking database driver used on the event loop; use storage.runner.here(engine)")
+
+
+def loop_twin_recipe(engine: Engine) -> "Callable[[], AsyncEngine] | None":
+    """How to make `engine`'s twin on the asyncio driver (PostgreSQL engines made here), or None."""
+    return _twin_recipes.get(engine)
+
+
+def _loop_engine(url: str, statement_timeout_ms: int | None, options: dict[str, Any]) -> AsyncEngine:
+    """An engine on asyncpg with the options of the psycopg one: the same pool, the same statement timeout."""
+    loop_url = make_url(url).set(drivername=LOOP_DRIVER)
+    # The server's own setting, as psycopg's "-c statement_timeout": a statement past it is cancelled by PostgreSQL
+    # (SQLSTATE 57014), whichever driver sent it.
+    settings = {"statement_timeout": str(statement_timeout_ms)} if statement_timeout_ms else {}
+    engine = create_async_engine(loop_url, connect_args={"server_settings": settings}, **options)
+    event.listen(engine.sync_engine, "connect", _fresh)
+    event.listen(engine.sync_engine, "checkout", _ping)
+    return engine
+
+
+_FRESH = "aftersales_fresh"  # connection record info: opened for this checkout, nothing to ping
+
+
+def _fresh(_dbapi_connection: Any, record: Any) -> None:
+    record.info[_FRESH] = True
+
+
+def _ping(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
+    """pool_pre_ping, in one round trip: asyncpg's adapter pings inside a transaction of its own (BEGIN, the ping,
+    ROLLBACK) unless in autocommit. A connection the ping finds dead is replaced (DisconnectionError makes the pool
+    open another), so a restarted server or a world's closed connections cost no call an error."""
+    if record.info.pop(_FRESH, False):
+        return
+    dbapi_connection.autocommit = True
+    try:
+        dbapi_connection.ping()
+    except Exception as error:
+        raise DisconnectionError("the connection did not answer its ping") from error
+    finally:
+        dbapi_connection.autocommit = False
 
 
 def _create(url: str, **options: Any) -> Engine:
@@ -84,4 +172,38 @@ def make_session_factory(engine: Engine) -> sessionmaker[Session]:
 def _sqlite_begin(connection: Connection) -> None:
     """Writers take the write lock up front, so a read-then-write never fails on a stale snapshot."""
     immediate = connection.get_execution_options().get(WRITE, False)
+    if immediate:
+        refuse_loop_write()
     connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+
+def refuse_loop_write() -> None:
+    """In a read on the event loop, a write would wait for SQLite's write lock and stall the loop: stop the read,
+    which then runs again on a worker thread."""
+    if (read := LOOP_READ.get()) is not None:
+        read.interrupted = True
+        raise BlockingOnLoop("a write began in a read on the event loop")
+
+
+def _bound_loop_read(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
+    """A connection taken for a read on the event loop: its statements stop after the read's steps, and any write
+    fails at once (query_only) instead of waiting for SQLite's write lock."""
+    read = LOOP_READ.get()
+    if read is None:
+        return
+    dbapi_connection.set_progress_handler(read.interrupt, read.steps)
+    dbapi_connection.execute("PRAGMA query_only=1")
+    record.info[_BOUNDED] = True
+
+
+def _unbound(dbapi_connection: Any, record: Any) -> None:
+    """Back in the pool: the next user of the connection runs unbounded and may write."""
+    if record.info.pop(_BOUNDED, False) and dbapi_connection is not None:
+        dbapi_connection.set_progress_handler(None, 0)
+        dbapi_connection.execute("PRAGMA query_only=0")
+
+
+def _loop_read_failed(_context: Any) -> None:
+    """Any driver error in a read on the event loop sends the read to a worker thread, where it fails for real."""
+    if (read := LOOP_READ.get()) is not None:
+        read.interrupted = True

@@ -5,12 +5,15 @@ pooled connection outside any transaction: one statement sees one consistent sna
 BEGIN and ROLLBACK around it (and the session's own bookkeeping) are work without a purpose on the hottest path.
 """
 
+import functools
+import itertools
 import json
+import re
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Engine
+from sqlalchemy import Dialect, Engine
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
@@ -28,11 +31,23 @@ def driver_rows(session: Session, sql: str, params: tuple[Any, ...]) -> Sequence
     if session.info.get(ONE_STATEMENT) and not session.in_transaction():
         return _alone(session, sql, params)
     connection = session.connection()
-    marker = "?" if connection.dialect.paramstyle == "qmark" else "%s"
     driver = connection.connection.dbapi_connection
     # Typed as optional because a pooled connection may be detached; a session's own is always checked out.
     assert driver is not None
-    return _fetch(driver, sql.format(p=marker), params)
+    return _fetch(driver, marked(sql, connection.dialect), params)
+
+
+def marked(sql: str, dialect: Dialect) -> str:
+    """`sql` with each {p} the driver's parameter marker: ? (SQLite), %s (psycopg), or $1, $2, ... (asyncpg)."""
+    return _marked(sql, dialect.paramstyle)
+
+
+@functools.lru_cache(maxsize=256)  # the statements are a handful of constants: mark each once per driver
+def _marked(sql: str, paramstyle: str) -> str:
+    if paramstyle == "numeric_dollar":
+        numbers = itertools.count(1)
+        return re.sub(r"\{p\}", lambda _: f"${next(numbers)}", sql)
+    return sql.format(p="?" if paramstyle == "qmark" else "%s")
 
 
 def driver_writes(session: Session, sql: str, params: tuple[Any, ...]) -> Sequence[Sequence[Any]]:
@@ -54,13 +69,21 @@ def _alone(session: Session, sql: str, params: tuple[Any, ...]) -> Sequence[Sequ
     session.info[ONE_STATEMENT] = "used"
     engine = session.get_bind()
     assert isinstance(engine, Engine)  # sessions here are bound to engines
-    marker = "?" if engine.dialect.paramstyle == "qmark" else "%s"
     dbapi_error = engine.dialect.loaded_dbapi.Error
+    # asyncpg's adapter would open a transaction around the statement (BEGIN, then ROLLBACK at the pool's reset),
+    # two round trips more: in autocommit it sends the statement alone.
+    alone = engine.dialect.driver == "asyncpg"
     with database_errors():
         try:
             pooled = engine.raw_connection()
             try:
-                return _fetch(pooled, sql.format(p=marker), params)
+                if alone:
+                    pooled.dbapi_connection.autocommit = True  # type: ignore[union-attr]
+                try:
+                    return _fetch(pooled, marked(sql, engine.dialect), params)
+                finally:
+                    if alone:
+                        pooled.dbapi_connection.autocommit = False  # type: ignore[union-attr]
             finally:
                 pooled.close()  # back to the pool, which rolls back whatever the driver began
         except dbapi_error as error:

@@ -14,10 +14,12 @@ any bucket takes to refill are deleted now and then by the charges themselves.
 Charges run on connections of their own, checked out of the engine's pool once and kept, in autocommit: a charge is
 then one round trip, without the pool's checkout, ping and reset around it (measured: 44 instead of 250 microseconds
 of CPU a charge). At most one is kept per thread that charges at once (the worker threads); one that fails is
-dropped, and the next charge checks out a fresh one.
+dropped, and the next charge checks out a fresh one. On the event loop (storage.runner) a charge runs on the
+engine's asyncpg twin instead, on the autocommit connections the runner keeps for it (closed with the twin).
 """
 
 import queue
+import re
 import threading
 import time
 from collections.abc import Mapping
@@ -28,6 +30,7 @@ from sqlalchemy.exc import DBAPIError
 
 from aftersales.storage.base import NAMING_CONVENTION
 from aftersales.storage.database_errors import database_errors
+from aftersales.storage.runner import here, kept_connection, on_loop
 
 METADATA = MetaData(naming_convention=NAMING_CONVENTION)
 RATE_BUCKETS = Table(
@@ -109,7 +112,9 @@ class SharedBuckets:
         return rows
 
     def _execute(self, sql: str, params: Mapping[str, Any], fetch: bool = True) -> list[tuple[Any, ...]]:
-        """Run one statement on a kept autocommit connection; the driver's exceptions leave translated."""
+        """Run one statement on an autocommit connection; the driver's exceptions leave translated."""
+        if on_loop():
+            return self._execute_on_loop(sql, params, fetch)
         dbapi_error = self._engine.dialect.loaded_dbapi.Error
         with database_errors():
             try:
@@ -117,12 +122,7 @@ class SharedBuckets:
             except dbapi_error as error:
                 raise DBAPIError.instance(sql, params, error, dbapi_error) from error
             try:
-                cursor = connection.cursor()
-                try:
-                    cursor.execute(sql, params)
-                    rows = [tuple(row) for row in cursor.fetchall()] if fetch else []
-                finally:
-                    cursor.close()
+                rows = _fetched(connection, sql, params, fetch)
             except dbapi_error as error:
                 connection.invalidate()  # a connection that failed is not kept: the next charge opens another
                 raise DBAPIError.instance(sql, params, error, dbapi_error) from error
@@ -131,6 +131,18 @@ class SharedBuckets:
                 raise
             self._idle.put(connection)
             return rows
+
+    def _execute_on_loop(self, sql: str, params: Mapping[str, Any], fetch: bool) -> list[tuple[Any, ...]]:
+        """_execute on the engine's asyncpg twin, on the connection it keeps for statements like these."""
+        engine = here(self._engine)
+        dbapi_error = engine.dialect.loaded_dbapi.Error
+        numbered, values = numbered_params(sql, params)
+        with database_errors():
+            try:
+                with kept_connection(self._engine) as connection:
+                    return _fetched(connection, numbered, values, fetch)
+            except dbapi_error as error:
+                raise DBAPIError.instance(sql, params, error, dbapi_error) from error
 
     def _kept(self) -> PoolProxiedConnection:
         """A kept connection not in use, or a new one from the pool, in autocommit."""
@@ -151,3 +163,36 @@ class SharedBuckets:
             self._execute(_PURGE, {"before": now - self._horizon}, fetch=False)
         finally:
             self._purging.release()
+
+
+def _fetched(connection: PoolProxiedConnection, sql: str, params: Any, fetch: bool) -> list[tuple[Any, ...]]:
+    cursor = connection.cursor()
+    try:
+        cursor.execute(sql, params)
+        return [tuple(row) for row in cursor.fetchall()] if fetch else []
+    finally:
+        cursor.close()
+
+
+_NAMED = re.compile(r"%\((\w+)\)s")
+# Every number of these statements is double precision, as the bucket arithmetic is (an int clock reads as one).
+_CASTS = {float: "float8", int: "float8", str: "text", bool: "boolean"}
+
+
+def numbered_params(sql: str, params: Mapping[str, Any]) -> tuple[str, tuple[Any, ...]]:
+    """`sql` with %(name)s markers as asyncpg's $1, $2, ... (one number per name), and the values in their order.
+
+    Each marker is cast to its value's type: asyncpg lets the server infer a parameter's type, which `$1 - $2`
+    leaves ambiguous, where psycopg sends it with the value.
+    """
+    names: list[str] = []
+
+    def number(found: re.Match[str]) -> str:
+        name = found[1]
+        if name not in names:
+            names.append(name)
+        return f"${names.index(name) + 1}::{_CASTS[type(params[name])]}"
+
+    numbered = _NAMED.sub(number, sql)
+    values = (float(v) if type(v) is int else v for v in (params[name] for name in names))
+    return numbered, tuple(values)

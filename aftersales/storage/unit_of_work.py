@@ -13,7 +13,7 @@ from aftersales.otel.switch import child_span
 from aftersales.otel.switch import enabled as traced
 from aftersales.services.ports.rows import Conflict
 from aftersales.services.ports.unit_of_work import UnitOfWork
-from aftersales.storage.database import WRITE, WRITE_LOCK_TIMEOUT, write_lock
+from aftersales.storage.database import WRITE, WRITE_LOCK_TIMEOUT, refuse_loop_write, write_lock
 from aftersales.storage.database_errors import database_errors, translate
 from aftersales.storage.driver_cursor import ONE_STATEMENT
 from aftersales.storage.handles import SqlIdempotencyRepository, SqlQuoteRepository
@@ -122,6 +122,7 @@ class SqlUnitOfWork(UnitOfWork):
     def _take_write_lock(self) -> None:
         lock = write_lock(engine) if isinstance(engine := self.session.get_bind(), Engine) else None
         if lock is not None:
+            refuse_loop_write()  # never wait for the lock on the event loop
             if not lock.acquire(timeout=WRITE_LOCK_TIMEOUT):
                 raise ServiceUnavailable()  # what SQLite's busy timeout would have ended in
             self._lock = lock

@@ -136,6 +136,8 @@ async def lifespan(app: App, sessions: CallerSessionManager) -> AsyncIterator[No
             tasks.cancel_scope.cancel()
     if "audit" in app.__dict__:
         await anyio.to_thread.run_sync(app.audit.flush)
+    if "database" in app.__dict__:
+        await app.database.close()  # the asyncpg connections belong to this loop
 
 
 async def housekeeping(app: App, every: float = HOUSEKEEPING_EVERY) -> None:
@@ -151,7 +153,7 @@ async def housekeeping(app: App, every: float = HOUSEKEEPING_EVERY) -> None:
 
 
 class WorkerThreads:
-    """Size the worker-thread pool that runs tools (all database work) when the app starts.
+    """Size the worker-thread pool that runs tools' database work off PostgreSQL's event loop when the app starts.
 
     Many threads contending for the GIL with the event loop cost more than they overlap: a few keep both busy.
     """

@@ -15,7 +15,6 @@ from html import escape
 from typing import TypeVar
 from urllib.parse import parse_qs
 
-import anyio.to_thread
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
@@ -60,7 +59,7 @@ def payout_routes(app: App) -> list[Route]:
         if request.method == "POST":
             return await _post(app, request, token, world)
         try:
-            view = await anyio.to_thread.run_sync(lambda: _in_world(app, world, lambda: _view(app, token)))
+            view = await app.database.read(lambda: _in_world(app, world, lambda: _view(app, token)))
         except PageGone as gone:
             return _gone(gone.reason)
         cookie = secrets.token_urlsafe(24)
@@ -99,7 +98,7 @@ async def _post(app: App, request: Request, token: str, world: str | None) -> Re
         return _message(403, "This form could not be checked", "Open the link you were given again and resubmit.")
     holder, number, bank = (fields.get(name, "") for name in ("holder", "account", "bank"))
     try:
-        _, payout = await anyio.to_thread.run_sync(
+        _, payout = await app.database.write(
             lambda: _in_world(
                 app,
                 world,
@@ -111,7 +110,7 @@ async def _post(app: App, request: Request, token: str, world: str | None) -> Re
     except PageGone as gone:
         return _gone(gone.reason)
     except AccountProblems as problems:
-        view = await anyio.to_thread.run_sync(lambda: _in_world(app, world, lambda: _view(app, token)))
+        view = await app.database.read(lambda: _in_world(app, world, lambda: _view(app, token)))
         return _form(view, fields.get("check", ""), problems.problems, {"holder": holder, "bank": bank}, 400)
     return _message(
         200,

@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from aftersales.settings import Settings
 from aftersales.storage.database import make_engine, make_session_factory
+from aftersales.storage.runner import checked_out, dispose
 from aftersales.worlds.model import Place
 from aftersales.worlds.storage.places import Places
 
@@ -49,7 +50,7 @@ class WorldEngines:
         with self._lock:
             entry = self._open.pop(place, None)
         if entry is not None:
-            entry.engine.dispose()
+            dispose(entry.engine)
 
     def sweep(self) -> list[Place]:
         """Dispose engines unused for the idle time; return whose."""
@@ -57,7 +58,7 @@ class WorldEngines:
             idle = [place for place, entry in self._open.items() if self._idle(entry, self._clock())]
             closing = [self._open.pop(place).engine for place in idle]
         for engine in closing:
-            engine.dispose()
+            dispose(engine)
         return idle
 
     def open_places(self) -> list[Place]:
@@ -71,7 +72,7 @@ class WorldEngines:
             closing = [entry.engine for entry in self._open.values()]
             self._open.clear()
         for engine in closing:
-            engine.dispose()
+            dispose(engine)
 
     def _entry(self, place: Place) -> _Open:
         now = self._clock()
@@ -84,7 +85,7 @@ class WorldEngines:
             self._open.move_to_end(place)
             closing = self._evict(now, keep=place)
         for engine in closing:  # outside the lock: other worlds' calls need not wait for it
-            engine.dispose()
+            dispose(engine)
         return entry
 
     def _make(self, place: Place) -> Engine:
@@ -99,15 +100,17 @@ class WorldEngines:
 
     def _idle(self, entry: _Open, now: float) -> bool:
         """Unused for the idle time and no connection out: closing it interrupts nothing."""
-        in_use = getattr(entry.engine.pool, "checkedout", lambda: 0)()
-        return in_use == 0 and now - entry.used >= self._settings.worlds_engine_idle.total_seconds()
+        return not _in_use(entry.engine) and now - entry.used >= self._settings.worlds_engine_idle.total_seconds()
 
     def _evict(self, now: float, keep: Place) -> list[Engine]:
         """Called under the lock: drop idle entries, then the least recently used beyond the bound, if not busy."""
         closing = [self._open.pop(p).engine for p, e in list(self._open.items()) if self._idle(e, now)]
-        spare = [
-            p for p, e in self._open.items() if p != keep and getattr(e.engine.pool, "checkedout", lambda: 0)() == 0
-        ]
+        spare = [p for p, e in self._open.items() if p != keep and not _in_use(e.engine)]
         while len(self._open) > self._settings.worlds_open_engines and spare:
             closing.append(self._open.pop(spare.pop(0)).engine)
         return closing
+
+
+def _in_use(engine: Engine) -> bool:
+    """Whether a call holds a connection of `engine`, or of its asyncpg twin on an event loop (storage.runner)."""
+    return bool(getattr(engine.pool, "checkedout", lambda: 0)() or checked_out(engine))

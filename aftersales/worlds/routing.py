@@ -1,7 +1,8 @@
 """Which world a request runs in: registry lookups remembered for a second, never made on the event loop.
 
 A request whose token names a world looks the world up here. A hit is answered from memory; a miss (or an entry
-older than `ttl`) reads the registry on a worker thread. This process's own admin operations forget the world at
+older than `ttl`) reads the registry where database work runs (storage.runner: the event loop on PostgreSQL, a worker
+thread on SQLite). This process's own admin operations forget the world at
 once, so a clock advanced or a world dropped through this process is seen by its next request; other replicas see
 the change within `ttl`. Unknown worlds are not remembered, so a world created through another replica is served
 as soon as it exists.
@@ -12,8 +13,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-import anyio
-
+from aftersales.storage.runner import DatabaseRunner
 from aftersales.worlds import context
 from aftersales.worlds.model import World
 from aftersales.worlds.service import Worlds
@@ -24,8 +24,15 @@ TTL = 1.0  # seconds a lookup is trusted
 class WorldRouter:
     """A per-process cache of live worlds in front of the registry."""
 
-    def __init__(self, worlds: Worlds, ttl: float = TTL, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        worlds: Worlds,
+        ttl: float = TTL,
+        clock: Callable[[], float] = time.monotonic,
+        database: DatabaseRunner | None = None,
+    ) -> None:
         self.worlds, self._ttl, self._clock = worlds, ttl, clock
+        self._database = database or DatabaseRunner(on_loop=False)
         self._known: dict[str, tuple[World, float]] = {}
         # How many times each world was forgotten: a lookup that began before a forget read the world as it was
         # and must not be remembered over the change (a request still in flight while an admin call moved a clock).
@@ -33,14 +40,15 @@ class WorldRouter:
         self._lock = threading.Lock()
 
     async def resolve(self, world_id: str) -> World:
-        """The live world `world_id` (UnknownWorld when there is none); registry I/O on a worker thread."""
+        """The live world `world_id` (UnknownWorld when there is none); registry I/O where database work runs."""
         known = self._remembered(world_id)
         if known is not None:
             return known
-        return await anyio.to_thread.run_sync(self.get, world_id)
+        return await self._database.read(lambda: self.get(world_id))
 
     def get(self, world_id: str) -> World:
-        """The live world `world_id`, from memory or the registry (blocking: call from a worker thread)."""
+        """The live world `world_id`, from memory or the registry (blocking: call off the event loop, or through
+        storage.runner)."""
         known = self._remembered(world_id)
         if known is not None:
             return known

@@ -18,6 +18,7 @@ from aftersales.durations import describe_duration
 from aftersales.security import tokens
 from aftersales.settings import Settings
 from aftersales.storage.database import make_engine
+from aftersales.storage.runner import here
 from aftersales.storage.unit_of_work import SqlUnitOfWork
 from aftersales.worlds import bounds, context, templates
 from aftersales.worlds.engines import WorldEngines
@@ -232,13 +233,13 @@ class Worlds:
 
     def append_trace(self, world: World, draft: Draft) -> dict[str, Any]:
         """Write one call's trace entry to the world's database, now; return it numbered."""
-        return trace_table.append(self.engines.engine(world.location), draft, clock.wall())
+        return trace_table.append(here(self.engines.engine(world.location)), draft, clock.wall())
 
     def append_turn(self, world_id: str, speaker: str, text: str, **facts: Any) -> dict[str, Any]:
         """Write one conversation turn to the world's trace, stamped with the world's clock; return it numbered."""
         world, wall = self.get(world_id), clock.wall()
         entry = turn(world.id, iso_exact(world.clock.now(wall)), iso_exact(wall), speaker, text, **facts)
-        return trace_table.append_turn(self.engines.engine(world.location), entry, wall)
+        return trace_table.append_turn(here(self.engines.engine(world.location)), entry, wall)
 
     def unit_of_work(self, world_id: str, write: bool = False) -> SqlUnitOfWork:
         """A unit of work on the world's database."""

@@ -164,7 +164,9 @@ async def test_a_call_that_can_ask_nothing_hops_to_a_worker_thread_no_more_often
                 await client.call_tool("after_sales_query_ticket", {"ticket_id": created[0]["ticket"]["ticket_id"]})
             per_call.append(len(hops))
     assert [outcome["outcome"] for outcome in created] == ["created", "created"]
-    assert per_call[0] == per_call[1] == per_call[2]
+    # One hop for the write at most (none on PostgreSQL, whose work runs on the event loop); a query needs no more
+    # (none on SQLite either, whose reads run on the loop within their bound).
+    assert per_call[0] == per_call[1] <= 1 and per_call[2] <= per_call[0]
 
 
 async def test_a_repair_is_checked_and_written_in_one_transaction_with_no_separate_preflight(

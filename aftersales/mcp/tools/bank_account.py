@@ -5,12 +5,12 @@ a client that declared URL-mode elicitation; the page and the account stay out o
 learn only that the account was received (masked, with a payout reference).
 """
 
+import functools
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Literal
 
 import anyio
-import anyio.to_thread
 from mcp.server.mcpserver import Context, ElicitationResult
 from mcp.server.mcpserver.resolve import AcceptedElicitation
 from mcp_types.version import is_version_at_least
@@ -92,7 +92,7 @@ def account_resolver(
         ctx: Context,
     ) -> AccountStep | None:
         if checked is None and request.refund_method is RefundMethod.BANK_TRANSFER:
-            checked = await anyio.to_thread.run_sync(checked_now, request)
+            checked = await app.database.read(functools.partial(checked_now, request))
         if not isinstance(checked, Assessment) or not checked.actionable:
             return None
         if chosen_method(checked, method_answer) is not RefundMethod.BANK_TRANSFER:
@@ -117,10 +117,10 @@ def account_resolver(
 
 
 async def _open(app: App, request: TicketRequest, confirmation: Confirmation | None) -> PayoutPage:
-    """A fresh page for the call, written on a worker thread."""
+    """A fresh page for the call, written where the database work runs."""
     caller = authorize(WRITE, CREATE_TICKET)
     ttl, link = app.settings.payout_page_ttl, page_link(app)
-    return await anyio.to_thread.run_sync(
+    return await app.database.write(
         lambda: payouts.open_page(app.uow(write=True), caller, request, confirmation, now(), ttl, link)
     )
 
@@ -136,9 +136,9 @@ async def _round(
         raise AccountNeeded(message, opened.url, opened.request_id)
     request_id, url = page
     if getattr(answer, "action", None) != "accept":
-        await anyio.to_thread.run_sync(lambda: payouts.close_page(app.uow(write=True), request_id))
+        await app.database.write(lambda: payouts.close_page(app.uow(write=True), request_id))
         return AccountStep(refused="closed")
-    state = await anyio.to_thread.run_sync(lambda: payouts.page_status(app.uow(), request_id, now()))
+    state = await app.database.read(lambda: payouts.page_status(app.uow(), request_id, now()))
     if state is not None and state.payout is not None:
         return AccountStep(payout=state.payout)
     if state is None or state.status != "pending":
@@ -153,12 +153,12 @@ async def _mid_call(
     opened = await _open(app, request, confirmation)
     answer = await ctx.elicit_url(message, opened.url, opened.request_id)
     if answer.action != "accept":
-        await anyio.to_thread.run_sync(lambda: payouts.close_page(app.uow(write=True), opened.request_id))
+        await app.database.write(lambda: payouts.close_page(app.uow(write=True), opened.request_id))
         return AccountStep(refused="closed")
     # The page's own lifetime bounds the wait; its clock is the world's, so the wall clock bounds it too.
     with anyio.move_on_after(app.settings.payout_page_ttl.total_seconds()):
         while True:
-            state = await anyio.to_thread.run_sync(lambda: payouts.page_status(app.uow(), opened.request_id, now()))
+            state = await app.database.read(lambda: payouts.page_status(app.uow(), opened.request_id, now()))
             if state is None or state.status != "pending":
                 break
             await anyio.sleep(POLL_SECONDS)

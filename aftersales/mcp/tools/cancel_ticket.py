@@ -18,6 +18,7 @@ from aftersales.mcp.caller import authorize
 from aftersales.mcp.error_mapping import crash_to_protocol_error, tool_errors
 from aftersales.mcp.fields import CancelKey, CancelReason, OptionalChannel, TicketId
 from aftersales.mcp.forms import CancelConfirmForm, can_elicit, question
+from aftersales.mcp.on_database import on_database
 from aftersales.mcp.tools.hints import hints
 from aftersales.services import cancellation
 from aftersales.services.cancellation import CancelAssessment
@@ -73,6 +74,7 @@ def register(server: MCPServer, app: App) -> None:
         """The call's arguments as one request (a resolver, so the preflight and the body share it)."""
         return CancelRequest(ticket_id=ticket_id, reason=reason, idempotency_key=idempotency_key, channel=channel)
 
+    @on_database(app.database)
     @crash_to_protocol_error
     def assessment(request: Annotated[CancelRequest, Resolve(request_of)]) -> Checked:
         """Check the caller and the ticket's stage before anyone is asked anything (re-runs every round)."""
@@ -99,6 +101,7 @@ def register(server: MCPServer, app: App) -> None:
         description=description(ttl),
         annotations=hints(TITLE, read_only=False, idempotent=True, destructive=True),
     )
+    @on_database(app.database, write=True)
     @tool_errors
     def after_sales_cancel_ticket(
         ticket_id: TicketId,

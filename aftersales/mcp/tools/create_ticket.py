@@ -1,9 +1,9 @@
 """after_sales_create_ticket: open a ticket once per idempotency key, asking the person what only they know."""
 
+import functools
 from dataclasses import asdict, replace
 from typing import Annotated
 
-import anyio.to_thread
 from mcp.server.mcpserver import Context, Elicit, ElicitationResult, MCPServer, Resolve
 from mcp.server.mcpserver.resolve import AcceptedElicitation
 
@@ -30,6 +30,7 @@ from aftersales.mcp.fields import (
     Reason,
 )
 from aftersales.mcp.forms import ConfirmForm, RefundMethodForm, can_elicit, can_open_urls, method_form, question
+from aftersales.mcp.on_database import on_database
 from aftersales.mcp.tools.bank_account import AccountStep, account_resolver, no_url_mode
 from aftersales.mcp.tools.hints import hints
 from aftersales.services import creation
@@ -99,8 +100,8 @@ def register(server: MCPServer, app: App) -> None:
     policy = creation_policy(app.settings)
 
     # The resolvers that only compute are coroutines: the SDK runs a plain function on a worker thread, and each
-    # hop to a thread and back costs more than the work itself. Only the assessment reads the database, on a worker
-    # thread of its own choosing.
+    # hop to a thread and back costs more than the work itself. Only the assessment reads the database, where the
+    # database work runs (app.database: the event loop on PostgreSQL, a worker thread on SQLite).
     async def request_of(
         order_id: str,
         line_no: int,
@@ -138,12 +139,12 @@ def register(server: MCPServer, app: App) -> None:
     async def assessment(request: Annotated[TicketRequest, Resolve(request_of)], ctx: Context) -> Checked | None:
         """The preflight, made before the questions only when one could be asked; else None, and the body checks.
 
-        Each of the two costs a hop to a worker thread and back; a call that can ask nothing (a repair, a client
-        without forms) then makes one hop, not two, as the body reads and writes in the same one.
+        On SQLite each of the two costs a hop to a worker thread and back; a call that can ask nothing (a repair, a
+        client without forms) then makes one hop, not two, as the body reads and writes in the same one.
         """
         if not can_elicit(ctx) or not creation.may_ask(request, policy):
             return None
-        return await anyio.to_thread.run_sync(checked_now, request)
+        return await app.database.read(functools.partial(checked_now, request))
 
     @question(NAME, "refund_method")
     async def ask_method(
@@ -191,6 +192,7 @@ def register(server: MCPServer, app: App) -> None:
         description=description(policy),
         annotations=hints(TITLE, read_only=False, idempotent=True),
     )
+    @on_database(app.database, write=True)
     @tool_errors
     def after_sales_create_ticket(
         order_id: OrderId,

@@ -10,6 +10,7 @@ from aftersales.durations import describe_duration
 from aftersales.mcp.caller import authorize
 from aftersales.mcp.error_mapping import tool_errors
 from aftersales.mcp.fields import LineNo, OrderId, Quantity, Reason
+from aftersales.mcp.on_database import on_database
 from aftersales.mcp.tools.hints import hints
 from aftersales.services import quotes
 from aftersales.services.views import QuoteView
@@ -52,6 +53,7 @@ def register(server: MCPServer, app: App) -> None:
         description=description(describe_duration(ttl)),
         annotations=hints(TITLE, read_only=True, idempotent=False),
     )
+    @on_database(app.database, write=True)  # it stores the quote
     @tool_errors
     def after_sales_estimate_refund(
         order_id: OrderId,

@@ -41,7 +41,7 @@ customer_id to see their tickets."""
 def register(server: MCPServer, app: App) -> None:
     """Add the tool to `server`."""
 
-    @read_tool(server, NAME, TITLE, DESCRIPTION)
+    @read_tool(server, app.database, NAME, TITLE, DESCRIPTION)
     def after_sales_find_orders(
         email: OptionalEmail = None,
         phone: OptionalPhone = None,

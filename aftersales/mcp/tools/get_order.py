@@ -36,6 +36,6 @@ after_sales_query_ticket with open_ticket_id."""
 def register(server: MCPServer, app: App) -> None:
     """Add the tool to `server`."""
 
-    @read_tool(server, NAME, TITLE, DESCRIPTION)
+    @read_tool(server, app.database, NAME, TITLE, DESCRIPTION)
     def after_sales_get_order(order_id: OrderId) -> OrderView:
         return orders.get_order(app.uow(), order_id, now())

@@ -35,7 +35,7 @@ after_sales_query_ticket for the ticket the customer means, or after_sales_cance
 def register(server: MCPServer, app: App) -> None:
     """Add the tool to `server`."""
 
-    @read_tool(server, NAME, TITLE, DESCRIPTION)
+    @read_tool(server, app.database, NAME, TITLE, DESCRIPTION)
     def after_sales_list_tickets(
         customer_id: OptionalCustomerId = None,
         order_id: OptionalOrderId = None,

@@ -36,6 +36,6 @@ what to ask the customer."""
 def register(server: MCPServer, app: App) -> None:
     """Add the tool to `server`."""
 
-    @read_tool(server, NAME, TITLE, DESCRIPTION)
+    @read_tool(server, app.database, NAME, TITLE, DESCRIPTION)
     def after_sales_query_ticket(ticket_id: TicketId) -> TicketView:
         return ticket_queries.query_ticket(app.uow(one_statement=True), ticket_id)

@@ -9,6 +9,7 @@ from sqlalchemy import Connection, Engine, delete, func, insert, or_, select, up
 from sqlalchemy.exc import IntegrityError
 
 from aftersales.storage.database import WRITE
+from aftersales.storage.runner import here
 from aftersales.worlds.model import Place, World, WorldClock
 from aftersales.worlds.storage.tables import WORLDS
 from aftersales.worlds.world_errors import UnknownWorld, WorldRequestError
@@ -64,7 +65,12 @@ class WorldRegistry:
     """Every query on the `worlds` table, each in its own short transaction on the control database."""
 
     def __init__(self, engine: Engine) -> None:
-        self.engine = engine
+        self._engine = engine
+
+    @property
+    def engine(self) -> Engine:
+        """The control database's engine, or on the event loop its asyncpg twin (storage.runner)."""
+        return here(self._engine)
 
     @contextmanager
     def _writing(self) -> Iterator[Connection]:

@@ -1,0 +1,122 @@
+"""Database work on the event loop (storage.runner): on PostgreSQL through asyncpg, reading and failing as psycopg."""
+
+from datetime import datetime, timedelta
+from typing import Any
+
+import anyio
+import pytest
+from sqlalchemy import select, text
+
+from aftersales.app import App
+from aftersales.domain.errors import ServiceUnavailable
+from aftersales.services.ports.rows import Conflict
+from aftersales.storage.database import BlockingOnLoop
+from aftersales.storage.models import Order, Ticket
+from tests.support.apps import settings_for
+
+pytestmark = pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
+
+
+def on_loop(app: App, work: Any) -> Any:
+    """`work()` run through the app's runner, on an event loop of its own."""
+
+    async def run() -> Any:
+        return await app.database.read(work)
+
+    return anyio.run(run)
+
+
+def typed(value: Any) -> Any:
+    """A value with the types of its parts, so an int read as a Decimal (or a naive time) differs."""
+    if isinstance(value, tuple | list):
+        return [typed(part) for part in value]
+    if hasattr(value, "_asdict"):
+        return typed(tuple(value))
+    if isinstance(value, datetime):
+        return (value, value.tzinfo is not None)
+    return (type(value).__name__, value)
+
+
+def test_the_hot_reads_give_the_same_rows_of_the_same_types_through_asyncpg_as_through_psycopg(app):
+    with app.engine.connect() as connection:
+        tickets = list(connection.scalars(select(Ticket.id).order_by(Ticket.id).limit(25)))
+        orders = list(connection.scalars(select(Order.id).order_by(Order.id).limit(25)))
+    assert app.database.on_loop and tickets and orders
+
+    def read() -> list[Any]:
+        with app.uow() as uow:
+            return [
+                *(uow.tickets.view(ticket, 10) for ticket in tickets),
+                *(uow.tickets.details(ticket) for ticket in tickets),
+                *(uow.tickets.timeline(ticket, 3) for ticket in tickets),
+                *(uow.orders.line_facts(order, 1) for order in orders),
+                *(uow.orders.order_line_facts(order) for order in orders),
+                *(uow.orders.lines(order) for order in orders),
+                uow.orders.line_facts("O-2026-999999", 1),
+            ]
+
+    assert typed(on_loop(app, read)) == typed(read())
+
+
+def test_a_one_statement_read_on_asyncpg_leaves_no_transaction_open_and_refuses_a_second(app, stories):
+    ticket = stories["ticket_awaiting_return"]["ticket_id"]
+
+    def twice() -> None:
+        with app.uow(one_statement=True) as uow:
+            assert uow.tickets.details(ticket) is not None
+            uow.tickets.details(ticket)
+
+    with pytest.raises(RuntimeError, match="second statement"):
+        on_loop(app, twice)
+    with app.engine.connect() as connection:
+        idle = connection.scalar(
+            text("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in%'")
+        )
+    assert idle == 0
+
+
+def test_a_second_claim_of_a_key_on_asyncpg_is_a_conflict(app):
+    def claim() -> None:
+        now = datetime.now().astimezone()
+        with app.uow(write=True) as uow:
+            uow.idempotency.claim("alice-bot", "a_tool", "the-key", {"a": 1}, now, now)
+            uow.commit()
+
+    on_loop(app, claim)
+    with pytest.raises(Conflict):
+        on_loop(app, claim)
+
+
+@pytest.mark.settings(db_statement_timeout=timedelta(milliseconds=50))
+def test_a_statement_past_the_statement_timeout_on_asyncpg_is_service_unavailable(app):
+    def slow() -> None:
+        with app.uow() as uow:
+            uow.session.execute(text("SELECT pg_sleep(1)"))
+
+    with pytest.raises(ServiceUnavailable):
+        on_loop(app, slow)
+
+
+def test_a_blocking_engine_reached_from_the_event_loop_is_refused(app):
+    def blocking() -> None:
+        with app.engine.connect() as connection:
+            connection.execute(text("SELECT 1"))
+
+    with pytest.raises(BlockingOnLoop):
+        on_loop(app, blocking)
+
+
+def test_each_event_loop_gets_connections_of_its_own_and_closes_them_when_it_ends(database_url, tmp_path):
+    app = App(settings_for(database_url, tmp_path))
+    try:
+
+        def backends() -> int:
+            with app.uow() as uow:
+                return int(uow.session.scalar(text("SELECT pg_backend_pid()")) or 0)
+
+        first, second = on_loop(app, backends), on_loop(app, backends)
+        with app.engine.connect() as connection:
+            alive = set(connection.scalars(text("SELECT pid FROM pg_stat_activity")))
+        assert first != second and not {first, second} & alive
+    finally:
+        app.close()

@@ -1,0 +1,94 @@
+"""SQLite reads on the event loop, bounded by SQLite's progress handler, and run again on a worker thread past it."""
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import anyio
+import pytest
+
+from aftersales.app import App
+from aftersales.services import ticket_queries
+from aftersales.storage.models import Ticket
+from aftersales.storage.runner import DatabaseRunner
+from tests.support.database import count_rows
+
+pytestmark = pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
+
+
+def read_through(runner: DatabaseRunner, work: Callable[[], Any]) -> tuple[int, Any]:
+    """(the event loop's thread, what `work` returned) of a read through `runner`, on a loop of its own."""
+
+    async def run() -> tuple[int, Any]:
+        return threading.get_ident(), await runner.read(work)
+
+    return anyio.run(run)
+
+
+def bounded(app: App, steps: int) -> DatabaseRunner:
+    """A runner that tries reads on the loop, bounded to `steps`, with a connection waiting in the pool."""
+    with app.engine.connect():
+        pass  # now checked in: a read may take it without waiting
+    return DatabaseRunner(False, steps, lambda: app.engine)
+
+
+def query(app: App, ticket_id: str, ran_on: list[int]) -> Callable[[], Any]:
+    def work() -> Any:
+        ran_on.append(threading.get_ident())
+        return ticket_queries.query_ticket(app.uow(one_statement=True), ticket_id)
+
+    return work
+
+
+def test_a_read_past_its_bound_is_interrupted_and_answered_from_a_worker_thread_with_the_same_result(app, stories):
+    ticket_id = stories["ticket_awaiting_return"]["ticket_id"]
+    on_thread: list[int] = []
+    _, expected = read_through(DatabaseRunner(False), query(app, ticket_id, on_thread))
+    ran_on: list[int] = []
+    runner = bounded(app, steps=20)  # the ticket's statement takes about 250 steps
+    loop, answer = read_through(runner, query(app, ticket_id, ran_on))
+    assert answer == expected and runner.reruns == 1
+    assert ran_on[0] == loop and ran_on[1] != loop and len(ran_on) == 2
+
+
+def test_a_read_within_its_bound_is_answered_on_the_event_loop(app, stories):
+    ticket_id = stories["ticket_awaiting_return"]["ticket_id"]
+    ran_on: list[int] = []
+    runner = bounded(app, steps=10_000)
+    loop, answer = read_through(runner, query(app, ticket_id, ran_on))
+    assert answer.ticket_id == ticket_id and ran_on == [loop] and runner.reruns == 0
+
+
+def test_a_read_without_an_idle_connection_goes_straight_to_a_worker_thread(app, stories):
+    ran_on: list[int] = []
+    runner = DatabaseRunner(False, 10_000, lambda: app.engine)  # a fresh engine: its pool holds no connection yet
+    loop, _ = read_through(runner, query(app, stories["ticket_awaiting_return"]["ticket_id"], ran_on))
+    assert ran_on != [loop] and len(ran_on) == 1
+
+
+def test_a_write_inside_a_read_on_the_loop_waits_for_no_lock_and_happens_once_on_a_worker_thread(app, stories):
+    ticket_id, before = stories["ticket_awaiting_return"]["ticket_id"], count_rows(app.engine)
+    ran_on: list[int] = []
+
+    def work() -> None:
+        ran_on.append(threading.get_ident())
+        with app.uow(write=True) as uow:
+            uow.session.query(Ticket).filter_by(id=ticket_id).update({"description": "changed"})
+            uow.commit()
+
+    runner = bounded(app, steps=10_000)
+    loop, _ = read_through(runner, work)
+    assert ran_on[0] == loop and ran_on[1] != loop and runner.reruns == 1
+    with app.uow() as uow:
+        assert uow.session.get(Ticket, ticket_id).description == "changed"
+    assert count_rows(app.engine) == before
+
+
+def test_a_connection_a_bounded_read_used_is_unbounded_and_writable_again_afterwards(app, stories):
+    runner = bounded(app, steps=20)
+    read_through(runner, query(app, stories["ticket_awaiting_return"]["ticket_id"], []))
+    with app.engine.connect() as connection:  # the same, only connection of the pool
+        raw = connection.connection.dbapi_connection
+        assert raw is not None
+        assert raw.execute("PRAGMA query_only").fetchone() == (0,)
+        assert raw.execute("SELECT count(*) FROM tickets").fetchone()[0] > 0  # thousands of steps: not stopped
