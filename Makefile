@@ -26,15 +26,17 @@ $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 serve: $(VENV)/.installed
 	AFTERSALES_DATA_DIR=$(AFTERSALES_DATA_DIR) $(BIN)/aftersales serve
 
-# The suite runs on every core (pytest-xdist), one test file per worker at a time so module fixtures are built once.
+# The suite runs on every core (pytest-xdist), one test file per worker at a time so module fixtures are built once,
+# handed out in the order tests/conftest.py sorts them (longest first; xdist would reorder them by test count, which
+# left a long one-test file for last on one worker while the other had finished).
 # mypy checks aftersales/ strictly (pyproject.toml, [tool.mypy]) beside the suite, at the lowest priority: a first
 # check is about 30 s of one core, which it takes from the time the workers leave idle while they wait on servers,
 # not from them. Its report follows the suite's; either failing fails make test. Its cache makes a re-run quick.
 test: warm $(VENV)/.installed-dev
 	$(BIN)/ruff check aftersales tests migrations seed bench examples
 	@nice -n 19 $(BIN)/mypy > $(VENV)/mypy.out 2>&1 & typing=$$!; trap 'kill $$typing 2>/dev/null' EXIT; \
-	echo "$(BIN)/python -m pytest -n auto --dist loadfile"; \
-	$(BIN)/python -m pytest -n auto --dist loadfile; suite=$$?; \
+	echo "$(BIN)/python -m pytest -n auto --dist loadfile --no-loadscope-reorder"; \
+	$(BIN)/python -m pytest -n auto --dist loadfile --no-loadscope-reorder; suite=$$?; \
 	wait $$typing; typed=$$?; echo "$(BIN)/mypy"; cat $(VENV)/mypy.out; \
 	[ $$suite -eq 0 ] && exit $$typed; exit $$suite
 
