@@ -184,6 +184,14 @@ def postgres_template(postgres_admin_url: str) -> str:
     return url
 
 
+@pytest.fixture(scope="session")
+def postgres_copies(postgres_admin_url: str, postgres_template: str) -> Iterator[postgres.Copies]:
+    """Copies of the seeded template (postgres_template builds it) for one test each, made ahead of the test."""
+    copies = postgres.Copies(postgres_admin_url, TEMPLATE)
+    yield copies
+    copies.close()
+
+
 @pytest.fixture(params=BACKENDS)
 def backend(request: pytest.FixtureRequest) -> str:
     """Which database this test runs on."""
@@ -198,8 +206,7 @@ def database_url(backend: str, request: pytest.FixtureRequest, tmp_path: Path) -
         shutil.copyfile(request.getfixturevalue("sqlite_template"), copy)
         yield f"sqlite:///{copy}"
         return
-    template = make_url(request.getfixturevalue("postgres_template")).database
-    with scratch_database(request.getfixturevalue("postgres_admin_url"), template) as url:
+    with request.getfixturevalue("postgres_copies").one() as url:
         yield url
 
 
