@@ -8,19 +8,23 @@ AFTERSALES_DATA_DIR ?= var
 
 .PHONY: serve test warm lint bench bench-worlds bench-eval clean
 
-# The pip that venv brings installs everything here (editable installs included); upgrading it first cost 6 s.
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
+# uv installs everything here (editable installs included): the same versions pip would choose, from the package
+# index, in about 4 s where pip took 37 for the dev install (20 of them reading the index's pages). The pip that venv
+# brings installs uv first (4 s). Neither compiles bytecode ahead: Python compiles the modules the suite imports as
+# it imports them, and most of them never are.
+$(BIN)/uv: | $(BIN)/python
+	$(BIN)/python -m pip install --quiet "uv>=0.13,<1"
+
 # Reinstall only when the project's metadata changes.
-$(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e .
+$(VENV)/.installed: pyproject.toml | $(BIN)/uv
+	$(BIN)/uv pip install --quiet --python $(BIN)/python -e .
 	touch $@
 
-# --no-compile: pip would byte-compile every file of every dependency (about 10 s here); Python compiles the modules
-# the suite imports as it imports them, and most of them never are.
-$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet --no-compile -e ".[dev]"
+$(VENV)/.installed-dev: pyproject.toml | $(BIN)/uv
+	$(BIN)/uv pip install --quiet --python $(BIN)/python -e ".[dev]"
 	touch $@ $(VENV)/.installed
 
 serve: $(VENV)/.installed
@@ -49,8 +53,8 @@ test: warm $(VENV)/.installed-dev
 warm:
 	@$(PYTHON) -m tests.support.warm > /dev/null 2>&1 &
 
-$(VENV)/.installed-bench: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e ".[dev,bench]"
+$(VENV)/.installed-bench: pyproject.toml | $(BIN)/uv
+	$(BIN)/uv pip install --quiet --python $(BIN)/python -e ".[dev,bench]"
 	touch $@ $(VENV)/.installed $(VENV)/.installed-dev
 
 # Every figure of issue #16 beside the SDK floor, medians of 3 rounds, SQLite and a throwaway PostgreSQL, workers,
