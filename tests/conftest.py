@@ -35,36 +35,51 @@ def pytest_configure(config: pytest.Config) -> None:
         config.stash[SESSION_TMP] = leftovers.make_private()
 
 
-# The longest files start first (longest processing time first), so that `--dist loadfile`, which hands out files in
-# collection order, ends on short files on every worker instead of one worker still inside a long one. Ranked by
-# the seconds each file's tests took in a whole run (`pytest --durations=0`, summed per file; the browser's demo page
-# tests, the whole-set tasks checks and the docs' walk-throughs lead).
+# The longest files start first (longest processing time first), so that `--dist loadfile --no-loadscope-reorder`,
+# which hands out files in collection order, ends on short files on every worker instead of one worker still inside a
+# long one. Ranked by the seconds each file's tests took in a whole `make test` (per test from setup to teardown,
+# summed per file); every file of 8 s or more is listed.
 LONGEST_FIRST = (
     "e2e/test_demo_page.py",
-    "integration/test_tasks_check.py",
-    "e2e/test_readme_walkthroughs.py",
-    "e2e/test_llm_agent.py",
-    "integration/test_tasks_check_on_postgresql.py",
     "e2e/test_world_scale.py",
-    "e2e/test_balancer.py",
-    "e2e/test_eval.py",
-    "e2e/test_pytest_plugin_remote.py",
-    "e2e/test_workers.py",
-    "e2e/test_stdio.py",
-    "e2e/test_pinning.py",
+    "e2e/test_llm_agent.py",
+    "e2e/test_readme_walkthroughs.py",
+    "integration/test_tasks_check_on_postgresql.py",
     "e2e/test_eval_conversation_mistakes.py",
-    "e2e/test_fuzzed_calls.py",
-    "e2e/test_serve_startup.py",
-    "e2e/test_shutdown.py",
+    "e2e/test_pytest_plugin_remote.py",
+    "integration/test_tasks_check.py",
     "e2e/test_eval_conversation.py",
-    "e2e/test_bank_transfer.py",
     "integration/test_bulk_generation.py",
+    "e2e/test_serve_startup.py",
+    "e2e/test_pinning.py",
+    "e2e/test_installed_wheel.py",
+    "e2e/test_shutdown.py",
+    "e2e/test_fuzzed_calls.py",
+    "e2e/test_workers.py",
+    "e2e/test_create_ticket.py",
+    "e2e/test_eval_descriptions.py",
     "e2e/test_pytest_plugin.py",
-    "e2e/test_eval_housekeeping.py",
-    "e2e/test_conformance.py",
-    "e2e/test_oauth.py",
-    "e2e/test_replicas.py",
     "e2e/test_eval_without_forms.py",
+    "integration/test_worlds.py",
+    "e2e/test_stdio.py",
+    "e2e/test_eval.py",
+    "integration/test_order_agreement.py",
+    "e2e/test_demo_command.py",
+    "e2e/test_cancel_ticket.py",
+    "e2e/test_eval_housekeeping.py",
+    "integration/test_world_snapshots.py",
+    "e2e/test_conformance.py",
+    "e2e/test_resumption.py",
+    "e2e/test_eval_replay.py",
+    "e2e/test_balancer.py",
+    "e2e/test_find_orders.py",
+    "e2e/test_ts_client.py",
+    "e2e/test_replicas.py",
+    "e2e/test_payout_worlds.py",
+    "e2e/test_world_routing.py",
+    "e2e/test_oauth.py",
+    "e2e/test_world_time.py",
+    "e2e/test_bank_transfer.py",
 )
 
 
@@ -169,6 +184,14 @@ def postgres_template(postgres_admin_url: str) -> str:
     return url
 
 
+@pytest.fixture(scope="session")
+def postgres_copies(postgres_admin_url: str, postgres_template: str) -> Iterator[postgres.Copies]:
+    """Copies of the seeded template (postgres_template builds it) for one test each, made ahead of the test."""
+    copies = postgres.Copies(postgres_admin_url, TEMPLATE)
+    yield copies
+    copies.close()
+
+
 @pytest.fixture(params=BACKENDS)
 def backend(request: pytest.FixtureRequest) -> str:
     """Which database this test runs on."""
@@ -183,8 +206,7 @@ def database_url(backend: str, request: pytest.FixtureRequest, tmp_path: Path) -
         shutil.copyfile(request.getfixturevalue("sqlite_template"), copy)
         yield f"sqlite:///{copy}"
         return
-    template = make_url(request.getfixturevalue("postgres_template")).database
-    with scratch_database(request.getfixturevalue("postgres_admin_url"), template) as url:
+    with request.getfixturevalue("postgres_copies").one() as url:
         yield url
 
 

@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -109,3 +110,46 @@ def scratch_database(admin_url: str, template: str | None = None) -> Iterator[st
         with admin.connect() as connection:
             connection.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
         admin.dispose()
+
+
+class Copies:
+    """Copies of one template for one test each, made one ahead and dropped afterwards on a thread of their own.
+
+    CREATE DATABASE ... TEMPLATE takes about 0.1 s and DROP DATABASE 0.05 s: made while the test before runs, and
+    dropped while the next one does, neither is waited for. One thread does both in turn, on one connection.
+    """
+
+    def __init__(self, admin_url: str, template: str) -> None:
+        self.admin_url, self.template = admin_url, template
+        self._admin = admin_engine(admin_url)
+        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="postgres-copies")
+        self._next: Future[str] | None = None
+
+    @contextmanager
+    def one(self) -> Iterator[str]:
+        """A fresh copy's URL for the `with` block; the next copy is made meanwhile, and this one dropped after."""
+        name = (self._next or self._thread.submit(self._create)).result()
+        self._next = self._thread.submit(self._create)
+        try:
+            yield make_url(self.admin_url).set(database=name).render_as_string(hide_password=False)
+        finally:
+            self._thread.submit(self._drop, name)
+
+    def close(self) -> None:
+        """Drop the copy made ahead, wait for every drop, and close the connection."""
+        if self._next is not None:
+            made = self._next.exception() is None
+            if made:
+                self._thread.submit(self._drop, self._next.result())
+        self._thread.shutdown(wait=True)
+        self._admin.dispose()
+
+    def _create(self) -> str:
+        name = f"aftersales_test_{os.getpid()}_{next(_numbers)}"
+        with self._admin.connect() as connection:
+            connection.execute(text(f"CREATE DATABASE {name} TEMPLATE {self.template}"))
+        return name
+
+    def _drop(self, name: str) -> None:
+        with self._admin.connect() as connection:
+            connection.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
