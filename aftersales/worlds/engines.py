@@ -29,12 +29,18 @@ class _Open:
     used: float
 
 
+CLOSED_KEPT = 64  # closed engines kept for a second dispose, at most, between sweeps
+
+
 class WorldEngines:
     """A bounded cache of engines by place."""
 
     def __init__(self, places: Places, settings: Settings, clock: Callable[[], float] = time.monotonic) -> None:
         self._places, self._settings, self._clock = places, settings, clock
         self._open: OrderedDict[Place, _Open] = OrderedDict()
+        # Engines the cache closed, kept until the next sweep: a caller that took one's session factory just before
+        # may still open a connection on it, which the second dispose closes (unreferenced, it would leak unclosed).
+        self._closed: list[Engine] = []
         self._lock = threading.Lock()
 
     def sessions(self, place: Place) -> sessionmaker[Session]:
@@ -57,7 +63,9 @@ class WorldEngines:
         with self._lock:
             idle = [place for place, entry in self._open.items() if self._idle(entry, self._clock())]
             closing = [self._open.pop(place).engine for place in idle]
-        for engine in closing:
+            again, self._closed = [e for e in self._closed if not _in_use(e)], [e for e in self._closed if _in_use(e)]
+            self._closed += closing
+        for engine in [*closing, *again]:
             dispose(engine)
         return idle
 
@@ -69,8 +77,9 @@ class WorldEngines:
     def close_all(self) -> None:
         """Dispose every engine."""
         with self._lock:
-            closing = [entry.engine for entry in self._open.values()]
+            closing = [entry.engine for entry in self._open.values()] + self._closed
             self._open.clear()
+            self._closed = []
         for engine in closing:
             dispose(engine)
 
@@ -84,7 +93,12 @@ class WorldEngines:
             entry.used = now
             self._open.move_to_end(place)
             closing = self._evict(now, keep=place)
-        for engine in closing:  # outside the lock: other worlds' calls need not wait for it
+            again = []
+            if len(self._closed) > CLOSED_KEPT:  # many closed between sweeps: let the oldest idle ones go now
+                again = [e for e in self._closed if not _in_use(e)]
+                self._closed = [e for e in self._closed if _in_use(e)]
+            self._closed += closing
+        for engine in [*closing, *again]:  # outside the lock: other worlds' calls need not wait for it
             dispose(engine)
         return entry
 
