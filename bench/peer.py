@@ -29,14 +29,13 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker, create_async_engine
 from sqlalchemy.orm import joinedload
 
-from aftersales.clock import iso, now
+from aftersales.clock import now
 from aftersales.domain.creation import TicketRequest, check_refund_method, differing_fields, needs_review
 from aftersales.domain.eligibility import (
     LineContext,
     allowed_refund_methods,
     check_estimate,
     check_ticket,
-    policy_notes,
 )
 from aftersales.domain.enums import (
     Channel,
@@ -54,8 +53,9 @@ from aftersales.domain.policy import THRESHOLDS, holds_units
 from aftersales.domain.refunds import LineFacts, compute_refund, paid_minor
 from aftersales.domain.tickets import TimelineEntry, customer_words, ticket_number
 from aftersales.services.ports.rows import TicketDetails
+from aftersales.services.quotes import quote_view
 from aftersales.services.ticket_queries import TIMELINE_LIMIT, view_of
-from aftersales.services.views import CreateResult, ItemView, QuoteView, TicketView
+from aftersales.services.views import CreateResult, QuoteView, TicketView
 from aftersales.storage.models import IdempotencyRecord, Order, OrderLine, Quote, Ticket, TicketEvent, TicketSequence
 
 CALLER = "bench-bot"  # the caller the bench's tokens name on the server
@@ -125,23 +125,7 @@ def build(database_url: str) -> FastMCP:
         )
         session.add(quote)
         await session.commit()
-        return QuoteView(
-            quote_id=quote.id,
-            expires_at=iso(quote.expires_at),
-            order_id=order_id,
-            line_no=line_no,
-            quantity=quantity,
-            reason_code=reason_code,
-            item=ItemView(sku=line.sku, name=line.product_name, quantity=quantity),
-            item_amount=breakdown.item_amount_minor,
-            restocking_fee=breakdown.restocking_fee_minor,
-            shipping_refund=breakdown.shipping_refund_minor,
-            total=breakdown.total_minor,
-            currency=line.currency,
-            total_display=format_money(breakdown.total_minor, line.currency),
-            refund_methods_allowed=allowed_refund_methods(line.payment_method),
-            policy_notes=policy_notes(line, reason_code, breakdown),
-        )
+        return quote_view(quote.id, quote.expires_at, line, quantity, reason_code, breakdown)
 
     @mcp.tool
     async def after_sales_create_ticket(

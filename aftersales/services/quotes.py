@@ -4,12 +4,12 @@ from datetime import datetime, timedelta
 
 from aftersales.clock import iso
 from aftersales.domain.callers import Caller
-from aftersales.domain.eligibility import allowed_refund_methods, check_estimate, policy_notes
+from aftersales.domain.eligibility import LineContext, allowed_refund_methods, check_estimate, policy_notes
 from aftersales.domain.enums import ReasonCode, TicketKind
 from aftersales.domain.errors import HandleExpired, NotFound
 from aftersales.domain.money import format_money
 from aftersales.domain.quotes import Quote
-from aftersales.domain.refunds import compute_refund
+from aftersales.domain.refunds import Breakdown, compute_refund
 from aftersales.durations import describe_duration
 from aftersales.ids import new_id
 from aftersales.services.housekeeping import Occasionally
@@ -54,23 +54,30 @@ def estimate_refund(
         if PURGE.due(now):
             uow.quotes.purge_expired_before(now - EXPIRED_RETENTION)
         uow.commit()
-        return QuoteView(
-            quote_id=quote.id,
-            expires_at=iso(quote.expires_at),
-            order_id=order_id,
-            line_no=line_no,
-            quantity=quantity,
-            reason_code=reason,
-            item=ItemView(sku=line.sku, name=line.product_name, quantity=quantity),
-            item_amount=breakdown.item_amount_minor,
-            restocking_fee=breakdown.restocking_fee_minor,
-            shipping_refund=breakdown.shipping_refund_minor,
-            total=breakdown.total_minor,
-            currency=line.currency,
-            total_display=format_money(breakdown.total_minor, line.currency),
-            refund_methods_allowed=allowed_refund_methods(line.payment_method),
-            policy_notes=policy_notes(line, reason, breakdown),
-        )
+        return quote_view(quote.id, quote.expires_at, line, quantity, reason, breakdown)
+
+
+def quote_view(
+    quote_id: str, expires_at: datetime, line: LineContext, quantity: int, reason: ReasonCode, breakdown: Breakdown
+) -> QuoteView:
+    """What after_sales_estimate_refund answers for a quote of `quantity` units of `line`."""
+    return QuoteView(
+        quote_id=quote_id,
+        expires_at=iso(expires_at),
+        order_id=line.order_id,
+        line_no=line.line_no,
+        quantity=quantity,
+        reason_code=reason,
+        item=ItemView(sku=line.sku, name=line.product_name, quantity=quantity),
+        item_amount=breakdown.item_amount_minor,
+        restocking_fee=breakdown.restocking_fee_minor,
+        shipping_refund=breakdown.shipping_refund_minor,
+        total=breakdown.total_minor,
+        currency=line.currency,
+        total_display=format_money(breakdown.total_minor, line.currency),
+        refund_methods_allowed=allowed_refund_methods(line.payment_method),
+        policy_notes=policy_notes(line, reason, breakdown),
+    )
 
 
 def quote_for_use(uow: UnitOfWork, caller: Caller, quote_id: str, now: datetime, ttl: timedelta) -> Quote:
