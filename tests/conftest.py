@@ -7,6 +7,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+# asyncpg's compiled modules check the size of datetime.date when first imported: imported for the first time inside a
+# test that freezegun has frozen, they meet its FakeDate and refuse to load. Importing it here, before any test runs,
+# keeps that an import-order accident of the test process rather than a failure of the first frozen PostgreSQL call.
+import asyncpg  # noqa: F401
 import pytest
 from sqlalchemy import Engine, text
 from sqlalchemy.engine import make_url
