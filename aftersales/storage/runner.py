@@ -6,10 +6,12 @@ so a call hops to no worker thread and no statement blocks the loop. Its engines
 psycopg engines the rest of the process keeps (storage.database); `here(engine)` and `sessions_here` name the one
 to use. Work that runs off the loop (the CLI, the audit writer's thread, admin operations on worker threads) keeps
 psycopg. SQLite has no asyncio driver: its writes run on a worker thread, and so do its reads unless they are
-bounded (AFTERSALES_SQLITE_LOOP_READ_STEPS): then a read runs on the event loop with SQLite's progress handler
-stopping each of its statements after that many virtual-machine steps, and any write refused at once; a read
-stopped that way (or one that failed) runs again on a worker thread, from the start, and that answer is returned.
-A read is tried on the loop only when its engine's pool has an idle connection, so the loop never waits for one.
+bounded (AFTERSALES_SQLITE_LOOP_READ_STEPS): then a read runs on the event loop, on the engine's reader (a pool of
+connections opened read-only, storage.database.loop_reader), with SQLite's progress handler stopping each of its
+statements after that many virtual-machine steps, and any write or lock refused at once; a read stopped that way (or
+one that failed, or one that reached for the writable pool) runs again on a worker thread, from the start, and that
+answer is returned. A read is tried on the loop only when the reader has a connection to spare, so the loop never
+waits for one.
 
 asyncpg connections belong to the loop that opened them, so twins are kept per loop and closed when it shuts
 down (asyncio closes open async generators then: each loop holds one whose `finally` closes its twins), or when
@@ -31,7 +33,14 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.util import greenlet_spawn
 
-from aftersales.storage.database import LOOP_READ, ON_LOOP, LoopRead, loop_twin_recipe, make_session_factory
+from aftersales.storage.database import (
+    LOOP_READ,
+    ON_LOOP,
+    LoopRead,
+    loop_reader,
+    loop_twin_recipe,
+    make_session_factory,
+)
 
 T = TypeVar("T")
 
@@ -63,13 +72,23 @@ def on_loop() -> bool:
 
 
 def here(engine: Engine) -> Engine:
-    """The engine to run statements on from here: `engine`, or on the event loop its asyncpg twin's sync facade."""
-    return _twin(engine).engine.sync_engine if ON_LOOP.get() else engine
+    """The engine to run statements on from here: `engine`, on the event loop its asyncpg twin's sync facade, or in
+    a bounded SQLite read its reader."""
+    if ON_LOOP.get():
+        return _twin(engine).engine.sync_engine
+    if LOOP_READ.get() is not None and (reader := loop_reader(engine)) is not None:
+        return reader[0]
+    return engine
 
 
 def sessions_here(engine: Engine, sessions: sessionmaker[Session]) -> sessionmaker[Session]:
-    """`sessions` (bound to `engine`), or on the event loop the session factory of `engine`'s asyncpg twin."""
-    return _twin(engine).sessions if ON_LOOP.get() else sessions
+    """`sessions` (bound to `engine`), on the event loop the session factory of `engine`'s asyncpg twin, or in a
+    bounded SQLite read its reader's."""
+    if ON_LOOP.get():
+        return _twin(engine).sessions
+    if LOOP_READ.get() is not None and (reader := loop_reader(engine)) is not None:
+        return reader[1]
+    return sessions
 
 
 class DatabaseRunner:
@@ -122,10 +141,14 @@ class DatabaseRunner:
                 await _retire(asyncio.get_running_loop())
 
     def _idle_connection(self) -> bool:
-        """Whether the read's engine has a connection waiting in its pool (taking one then never waits)."""
+        """Whether the read's engine has a reader with a connection to spare (taking one then never waits)."""
         assert self._engine is not None
-        checked_in = getattr(self._engine().pool, "checkedin", None)
-        return checked_in is not None and checked_in() > 0
+        reader = loop_reader(self._engine())
+        if reader is None:
+            return False
+        pool = reader[0].pool
+        checked_out, size = getattr(pool, "checkedout", None), getattr(pool, "size", None)
+        return checked_out is not None and size is not None and checked_out() < size()
 
     async def close(self) -> None:
         """Close this loop's twins (at the end of a server's lifespan; a loop's shutdown does it too)."""

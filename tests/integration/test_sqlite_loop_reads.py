@@ -9,6 +9,7 @@ import pytest
 
 from aftersales.app import App
 from aftersales.services import ticket_queries
+from aftersales.storage.database import loop_reader
 from aftersales.storage.models import Ticket
 from aftersales.storage.runner import DatabaseRunner
 from tests.support.database import count_rows
@@ -26,9 +27,7 @@ def read_through(runner: DatabaseRunner, work: Callable[[], Any]) -> tuple[int, 
 
 
 def bounded(app: App, steps: int) -> DatabaseRunner:
-    """A runner that tries reads on the loop, bounded to `steps`, with a connection waiting in the pool."""
-    with app.engine.connect():
-        pass  # now checked in: a read may take it without waiting
+    """A runner that tries reads on the loop, bounded to `steps`."""
     return DatabaseRunner(False, steps, lambda: app.engine)
 
 
@@ -59,11 +58,36 @@ def test_a_read_within_its_bound_is_answered_on_the_event_loop(app, stories):
     assert answer.ticket_id == ticket_id and ran_on == [loop] and runner.reruns == 0
 
 
-def test_a_read_without_an_idle_connection_goes_straight_to_a_worker_thread(app, stories):
+def test_a_read_when_the_reader_has_no_connection_to_spare_goes_straight_to_a_worker_thread(app, stories):
+    reader = loop_reader(app.engine)
+    assert reader is not None
     ran_on: list[int] = []
-    runner = DatabaseRunner(False, 10_000, lambda: app.engine)  # a fresh engine: its pool holds no connection yet
-    loop, _ = read_through(runner, query(app, stories["ticket_awaiting_return"]["ticket_id"], ran_on))
+    taken = [reader[0].pool.connect() for _ in range(reader[0].pool.size())]  # type: ignore[attr-defined]
+    try:
+        loop, _ = read_through(bounded(app, 10_000), query(app, stories["ticket_awaiting_return"]["ticket_id"], ran_on))
+    finally:
+        for connection in taken:
+            connection.close()
     assert ran_on != [loop] and len(ran_on) == 1
+
+
+def test_reads_on_the_loop_run_only_their_own_statement_with_no_pragma_switched_around_each(app, stories):
+    # Switching query_only on and off around each read expired every prepared statement of the connection, so each
+    # read prepared its statement again: the reader's connections are read-only from the moment they open instead.
+    ticket_id = stories["ticket_awaiting_return"]["ticket_id"]
+    runner = bounded(app, 10_000)
+    read_through(runner, query(app, ticket_id, []))
+    reader = loop_reader(app.engine)
+    assert reader is not None
+    sent: list[str] = []
+    with reader[0].connect() as connection:  # the reader's one connection so far, which the reads take again
+        raw = connection.connection.dbapi_connection
+        assert raw is not None and raw.execute("PRAGMA query_only").fetchone() == (1,)
+        raw.set_trace_callback(sent.append)
+    for _ in range(3):
+        read_through(runner, query(app, ticket_id, []))
+    assert len(sent) == 3 and all(statement.lstrip().startswith("SELECT") for statement in sent)
+    assert runner.reruns == 0
 
 
 def test_a_write_inside_a_read_on_the_loop_waits_for_no_lock_and_happens_once_on_a_worker_thread(app, stories):
@@ -84,11 +108,21 @@ def test_a_write_inside_a_read_on_the_loop_waits_for_no_lock_and_happens_once_on
     assert count_rows(app.engine) == before
 
 
-def test_a_connection_a_bounded_read_used_is_unbounded_and_writable_again_afterwards(app, stories):
+def test_the_writable_pool_is_never_made_read_only_or_bounded_by_reads_on_the_loop(app, stories):
     runner = bounded(app, steps=20)
     read_through(runner, query(app, stories["ticket_awaiting_return"]["ticket_id"], []))
-    with app.engine.connect() as connection:  # the same, only connection of the pool
+    with app.engine.connect() as connection:
         raw = connection.connection.dbapi_connection
         assert raw is not None
         assert raw.execute("PRAGMA query_only").fetchone() == (0,)
         assert raw.execute("SELECT count(*) FROM tickets").fetchone()[0] > 0  # thousands of steps: not stopped
+
+
+def test_disposing_an_engine_disposes_its_reader(app, stories):
+    read_through(bounded(app, 10_000), query(app, stories["ticket_awaiting_return"]["ticket_id"], []))
+    first = loop_reader(app.engine)
+    assert first is not None and first[0].pool.checkedin() == 1  # type: ignore[attr-defined]
+    app.engine.dispose()
+    assert first[0].pool.checkedin() == 0  # type: ignore[attr-defined]
+    second = loop_reader(app.engine)
+    assert second is not None and second[0] is not first[0]
