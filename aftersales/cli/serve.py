@@ -26,7 +26,7 @@ from aftersales.otel import setup as traces
 from aftersales.security import tokens
 from aftersales.security.issuer_keys import IssuerUnreachable
 from aftersales.settings import Settings
-from aftersales.web import serving
+from aftersales.web import heap, serving
 from aftersales.web.app import create_web_app
 
 BACKLOG = 2048  # uvicorn's default
@@ -123,6 +123,8 @@ def serve_http(app: App) -> int:
         url = mcp_url(settings.host, port)
 
         def announce() -> None:
+            if settings.workers == 1:
+                heap.settle()  # started: what is alive now lives as long as the process
             say(announcement(url, settings.workers, cpus))
             if (how := how_to_connect(settings, keys, url)) is not None:
                 say(how)
@@ -173,6 +175,7 @@ def serve_worker(app: App, fds: str, cpu: int | None) -> int:
     web = create_web_app(app)
 
     def ready() -> None:
+        heap.settle()  # started: what is alive now lives as long as the process
         line.send(workers.READY)
 
     try:
