@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 
 from aftersales.clock import as_utc
 from aftersales.storage.database_errors import database_errors
+from aftersales.storage.runner import kept_connection
 
 ONE_STATEMENT = "aftersales_one_statement"  # Session.info key: the unit may run one driver statement, no more
 
@@ -70,26 +71,37 @@ def _alone(session: Session, sql: str, params: tuple[Any, ...]) -> Sequence[Sequ
     engine = session.get_bind()
     assert isinstance(engine, Engine)  # sessions here are bound to engines
     dbapi_error = engine.dialect.loaded_dbapi.Error
-    # asyncpg's adapter would open a transaction around the statement (BEGIN, then ROLLBACK at the pool's reset),
-    # two round trips more: in autocommit it sends the statement alone.
-    alone = engine.dialect.driver == "asyncpg"
     with database_errors():
         try:
+            if engine.dialect.driver == "asyncpg":
+                return _kept(engine, marked(sql, engine.dialect), params)
             pooled = engine.raw_connection()
             try:
-                if alone:
-                    pooled.dbapi_connection.autocommit = True  # type: ignore[union-attr]
-                try:
-                    return _fetch(pooled, marked(sql, engine.dialect), params)
-                finally:
-                    if alone:
-                        pooled.dbapi_connection.autocommit = False  # type: ignore[union-attr]
+                return _fetch(pooled, marked(sql, engine.dialect), params)
             finally:
                 pooled.close()  # back to the pool, which rolls back whatever the driver began
         except dbapi_error as error:
             # A pooled connection raises the driver's own exceptions; in SQLAlchemy's, storage.database_errors
             # translates them (an unreachable database becomes ServiceUnavailable, as on every other path).
             raise DBAPIError.instance(sql, params, error, dbapi_error) from error
+
+
+def _kept(engine: Engine, sql: str, params: tuple[Any, ...]) -> Sequence[Sequence[Any]]:
+    """On asyncpg, a lone read on a kept autocommit connection: one round trip, where a pooled connection took three
+    (the checkout's ping, and asyncpg's adapter wraps a statement in BEGIN and ROLLBACK unless in autocommit).
+
+    A kept connection may have died since its last statement (a restarted server, a world's connections ended): the
+    read, which changes nothing, runs once more on a new one, as the pool's ping would have replaced it.
+    """
+    for attempt in (1, 2):
+        with kept_connection(engine) as connection:
+            try:
+                return _fetch(connection, sql, params)
+            except engine.dialect.loaded_dbapi.Error as error:
+                if attempt == 2 or not engine.dialect.is_disconnect(error, connection.dbapi_connection, None):
+                    raise
+                connection.invalidate()
+    raise AssertionError("unreachable: the second attempt returns or raises")
 
 
 def _fetch(driver: Any, sql: str, params: tuple[Any, ...]) -> Sequence[Sequence[Any]]:

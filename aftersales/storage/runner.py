@@ -22,6 +22,7 @@ is back (a connection given back to a disposed pool would stay open until collec
 import asyncio
 import concurrent.futures
 import threading
+import weakref
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -61,6 +62,8 @@ _lock = threading.Lock()  # engines are disposed from worker threads too
 _twins: dict[asyncio.AbstractEventLoop, dict[Engine, Twin]] = {}
 _closers: dict[asyncio.AbstractEventLoop, AsyncIterator[None]] = {}
 _retiring: dict[asyncio.AbstractEventLoop, list[Twin]] = {}  # disposed while connections were out
+# Each twin by its sync facade, the engine its sessions are bound to (a lone read finds its kept connections so).
+_twin_of: "weakref.WeakKeyDictionary[Engine, Twin]" = weakref.WeakKeyDictionary()
 _disposing: set["asyncio.Future[None] | concurrent.futures.Future[None]"] = (
     set()
 )  # disposals scheduled on a loop, kept until they end
@@ -171,8 +174,9 @@ def _out(twin: Twin) -> int:
 @contextmanager
 def kept_connection(engine: Engine) -> Iterator[PoolProxiedConnection]:
     """On the event loop, an autocommit connection of `engine`'s twin kept between single statements: no checkout,
-    ping or reset around each (the rate buckets' charges). One that fails is dropped; the next opens another."""
-    twin = _twin(engine)
+    ping or reset around each (the rate buckets' charges, lone reads). One that fails is dropped; the next opens
+    another. `engine` is a psycopg engine made here, or its twin's sync facade (a twin session's bind)."""
+    twin = _twin_of.get(engine) or _twin(engine)
     if twin.kept:
         connection = twin.kept.pop()
     else:
@@ -183,6 +187,8 @@ def kept_connection(engine: Engine) -> Iterator[PoolProxiedConnection]:
     except BaseException:
         connection.invalidate()
         raise
+    if not connection.is_valid:  # invalidated inside the block (found dead): the next statement opens another
+        return
     if len(twin.kept) < KEPT:
         twin.kept.append(connection)
     else:
@@ -243,6 +249,7 @@ def _twin(engine: Engine) -> Twin:
                 raise RuntimeError(f"no asyncio driver for the {engine.dialect.name} engine")
             made = recipe()
             twin = by_engine[engine] = Twin(made, make_session_factory(made.sync_engine))
+            _twin_of[made.sync_engine] = twin
     return twin
 
 

@@ -1,15 +1,17 @@
 """Database work on the event loop (storage.runner): on PostgreSQL through asyncpg, reading and failing as psycopg."""
 
+import asyncio
 from datetime import datetime, timedelta
 from typing import Any
 
 import anyio
 import pytest
-from sqlalchemy import select, text
+from sqlalchemy import event, select, text
 
 from aftersales.app import App
 from aftersales.domain.errors import ServiceUnavailable
 from aftersales.services.ports.rows import Conflict
+from aftersales.storage import runner
 from aftersales.storage.database import BlockingOnLoop
 from aftersales.storage.models import Order, Ticket
 from tests.support.apps import settings_for
@@ -120,3 +122,48 @@ def test_each_event_loop_gets_connections_of_its_own_and_closes_them_when_it_end
         assert first != second and not {first, second} & alive
     finally:
         app.close()
+
+
+def lone_reads(app: App, ticket: str, between: Any) -> list[Any]:
+    """Three one-statement reads of `ticket` on one event loop, `between(kept)` run after the first: their answers.
+
+    `kept` is the asyncpg connection the first read left kept for the next ones.
+    """
+
+    def read() -> Any:
+        with app.uow(one_statement=True) as uow:
+            return uow.tickets.details(ticket)
+
+    async def run() -> list[Any]:
+        answers = [await app.database.read(read)]
+        twin = runner._twins[asyncio.get_running_loop()][app.engine]
+        assert len(twin.kept) == 1
+        between(twin.kept[0].driver_connection)
+        answers += [await app.database.read(read), await app.database.read(read)]
+        return answers
+
+    return anyio.run(run)
+
+
+def test_lone_reads_on_asyncpg_take_no_connection_from_the_pool_once_one_is_kept(app, stories):
+    # Each read took a pooled connection, and each checkout pinged the server first: a round trip more a read.
+    ticket, checkouts = stories["ticket_awaiting_return"]["ticket_id"], []
+
+    def count_checkouts(kept: Any) -> None:
+        twin = runner._twins[asyncio.get_running_loop()][app.engine]
+        event.listen(twin.engine.sync_engine, "checkout", lambda *_: checkouts.append(1))
+
+    answers = lone_reads(app, ticket, count_checkouts)
+    assert [answer.id for answer in answers] == [ticket] * 3 and checkouts == []
+
+
+def test_a_lone_read_whose_kept_connection_the_server_ended_runs_again_on_a_new_one(app, stories):
+    ticket = stories["ticket_awaiting_return"]["ticket_id"]
+
+    def end(kept: Any) -> None:
+        pid = kept.get_server_pid()
+        with app.engine.connect() as connection:  # psycopg, off the bridge
+            assert connection.scalar(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
+
+    answers = lone_reads(app, ticket, end)
+    assert [answer.id for answer in answers] == [ticket] * 3
