@@ -3,10 +3,11 @@
 Starts the floor and `aftersales serve` on the profile's world, drives each scenario for a fixed time and divides
 the server's CPU time (utime + stime from /proc, all its processes) by the calls it answered. Rounds run the floor
 and every variant back to back; the medians are printed, with the throughput ratio to the floor beside them. A
-variant is a name and the environment its server starts with, to compare settings or another checkout side by side
-(PYTHONPATH=/path/to/checkout runs that checkout's code):
+variant is a name and the environment its server starts with, to compare settings side by side (the servers run
+this checkout's code whatever PYTHONPATH says, since `python -m` puts it first: compare two checkouts with
+bench.compare):
 
-    .venv/bin/python -m bench.cpu query_ticket --variant main=PYTHONPATH=/tmp/main --variant here= --rounds 5
+    .venv/bin/python -m bench.cpu query_ticket --variant off= --variant on=AFTERSALES_SQLITE_LOOP_READ_STEPS=10000
 
 `--ablate` adds variants that take parts of a call out (bench.ablated), to show what each part costs:
 

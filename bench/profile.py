@@ -96,7 +96,7 @@ async def profile(args: argparse.Namespace) -> None:
         command = [str(Path(sys.executable).parent / "py-spy"), "record", "-r", str(args.rate), "--format", "raw"]
         command += ["-d", str(int(args.duration)), "-o", str(raw), "--pid", str(server.process.pid)]
         spy = subprocess.Popen(
-            command + (["--gil"] if args.gil else []),
+            command + (["--gil"] if args.gil else []) + (["--native"] if args.native else []),
             stdout=subprocess.DEVNULL,
         )
         time.sleep(0.5)
@@ -117,6 +117,7 @@ def main() -> int:
     parser.add_argument("--warmup", type=float, default=2.0)
     parser.add_argument("--rate", type=int, default=200, help="py-spy samples a second.")
     parser.add_argument("--gil", action="store_true", help="Sample only the thread holding the GIL.")
+    parser.add_argument("--native", action="store_true", help="Sample C frames too (SQLite, the drivers).")
     parser.add_argument("--top", type=int, default=40)
     parser.add_argument("--rebuild", action="store_true", help="Generate the world again (creates use up lines).")
     parser.add_argument("--floor", action="store_true", help="Profile the floor server instead (query scenario).")
