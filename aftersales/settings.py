@@ -51,7 +51,7 @@ class Settings(BaseSettings):
         description="On PostgreSQL, run the calls' database work on the event loop through the asyncio driver "
         "(asyncpg); false: on worker threads through psycopg.",
     )
-    # Off by default: under a mixed load at 16 connections its p99 was not better than the worker thread's
+    # Off by default: under a mixed load at 16 connections its p99 was worse than the worker thread's (85 to 65 ms)
     # (docs/performance.md, "Database work on the event loop"); 10000 is the bound measured to suit the hot reads.
     sqlite_loop_read_steps: int = Field(
         default=0,
