@@ -60,7 +60,7 @@ def make_engine(url: str, statement_timeout_ms: int | None = None, wal: bool = T
         event.listen(engine, "connect", _sqlite_pragmas if wal else _sqlite_pragmas_without_wal)
         event.listen(engine, "begin", _sqlite_begin)
         event.listen(engine, "checkout", _refuse_loop_read)
-        if database and database != ":memory:" and "mode=memory" not in url:
+        if database and ":memory:" not in database and "mode=memory" not in url:  # one file, not a memory db
             _reader_recipes[engine] = lambda: _reader_engine(url)
             event.listen(engine, "engine_disposed", _dispose_reader)
         return engine

@@ -18,6 +18,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
 from aftersales.clock import as_utc
+from aftersales.storage.database import LOOP_READ
 from aftersales.storage.database_errors import database_errors
 from aftersales.storage.runner import kept_connection
 
@@ -81,6 +82,8 @@ def _alone(session: Session, sql: str, params: tuple[Any, ...]) -> Sequence[Sequ
             finally:
                 pooled.close()  # back to the pool, which rolls back whatever the driver began
         except dbapi_error as error:
+            if (read := LOOP_READ.get()) is not None:
+                read.interrupted = True  # a bounded read on the loop that failed (a busy file) runs again on a thread
             # A pooled connection raises the driver's own exceptions; in SQLAlchemy's, storage.database_errors
             # translates them (an unreachable database becomes ServiceUnavailable, as on every other path).
             raise DBAPIError.instance(sql, params, error, dbapi_error) from error
@@ -94,7 +97,7 @@ def _kept(engine: Engine, sql: str, params: tuple[Any, ...]) -> Sequence[Sequenc
     read, which changes nothing, runs once more on a new one, as the pool's ping would have replaced it.
     """
     for attempt in (1, 2):
-        with kept_connection(engine) as connection:
+        with kept_connection(engine, fresh=attempt == 2) as connection:
             try:
                 return _fetch(connection, sql, params)
             except engine.dialect.loaded_dbapi.Error as error:

@@ -21,6 +21,7 @@ is back (a connection given back to a disposed pool would stay open until collec
 
 import asyncio
 import concurrent.futures
+import contextlib
 import threading
 import weakref
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -54,6 +55,7 @@ class Twin:
     sessions: sessionmaker[Session]
     # Autocommit connections kept out of the pool for single statements (kept_connection), not in use.
     kept: list[PoolProxiedConnection] = field(default_factory=list)
+    closed: bool = False  # closing or closed (disposed): it keeps no connection any more
 
 
 KEPT = 4  # kept connections per twin at most; a busier moment's extra ones go back to the pool
@@ -63,7 +65,8 @@ _twins: dict[asyncio.AbstractEventLoop, dict[Engine, Twin]] = {}
 _closers: dict[asyncio.AbstractEventLoop, AsyncIterator[None]] = {}
 _retiring: dict[asyncio.AbstractEventLoop, list[Twin]] = {}  # disposed while connections were out
 # Each twin by its sync facade, the engine its sessions are bound to (a lone read finds its kept connections so).
-_twin_of: "weakref.WeakKeyDictionary[Engine, Twin]" = weakref.WeakKeyDictionary()
+# Weak both ways: a twin's engine is its own key, so a strong value would keep every twin ever made.
+_twin_of: "weakref.WeakKeyDictionary[Engine, weakref.ref[Twin]]" = weakref.WeakKeyDictionary()
 _disposing: set["asyncio.Future[None] | concurrent.futures.Future[None]"] = (
     set()
 )  # disposals scheduled on a loop, kept until they end
@@ -172,11 +175,24 @@ def _out(twin: Twin) -> int:
 
 
 @contextmanager
-def kept_connection(engine: Engine) -> Iterator[PoolProxiedConnection]:
+def kept_connection(engine: Engine, fresh: bool = False) -> Iterator[PoolProxiedConnection]:
     """On the event loop, an autocommit connection of `engine`'s twin kept between single statements: no checkout,
     ping or reset around each (the rate buckets' charges, lone reads). One that fails is dropped; the next opens
-    another. `engine` is a psycopg engine made here, or its twin's sync facade (a twin session's bind)."""
-    twin = _twin_of.get(engine) or _twin(engine)
+    another. `engine` is a psycopg engine made here, or its twin's sync facade (a twin session's bind). `fresh`:
+    drop the kept ones (one was found dead, so after a restart they all are) and take one from the pool, pinged."""
+    found = _twin_of.get(engine)
+    twin = found() if found is not None else None
+    if twin is None and loop_twin_recipe(engine) is not None:
+        twin = _twin(engine)
+    if twin is None or twin.closed:  # a disposed twin's session still running: a connection of its own, not kept
+        owner = twin.engine.sync_engine if twin is not None else engine
+        with contextlib.closing(owner.raw_connection()) as alone:
+            alone.dbapi_connection.autocommit = True  # type: ignore[union-attr]
+            yield alone
+        return
+    if fresh:
+        while twin.kept:
+            twin.kept.pop().invalidate()
     if twin.kept:
         connection = twin.kept.pop()
     else:
@@ -189,7 +205,7 @@ def kept_connection(engine: Engine) -> Iterator[PoolProxiedConnection]:
         raise
     if not connection.is_valid:  # invalidated inside the block (found dead): the next statement opens another
         return
-    if len(twin.kept) < KEPT:
+    if len(twin.kept) < KEPT and not twin.closed:
         twin.kept.append(connection)
     else:
         _give_back(connection)
@@ -207,6 +223,7 @@ def _give_back_kept(twin: Twin) -> None:
 
 async def _close(twin: Twin) -> None:
     """Close a twin: its kept connections back to its pool (in the bridge: that may close them), then the pool."""
+    twin.closed = True
     if twin.kept:
         await greenlet_spawn(_give_back_kept, twin)
     await twin.engine.dispose()
@@ -249,7 +266,7 @@ def _twin(engine: Engine) -> Twin:
                 raise RuntimeError(f"no asyncio driver for the {engine.dialect.name} engine")
             made = recipe()
             twin = by_engine[engine] = Twin(made, make_session_factory(made.sync_engine))
-            _twin_of[made.sync_engine] = twin
+            _twin_of[made.sync_engine] = weakref.ref(twin)
     return twin
 
 

@@ -167,3 +167,29 @@ def test_a_lone_read_whose_kept_connection_the_server_ended_runs_again_on_a_new_
 
     answers = lone_reads(app, ticket, end)
     assert [answer.id for answer in answers] == [ticket] * 3
+
+
+def test_lone_reads_after_every_kept_connection_died_cost_no_error(app, stories):
+    # After a restart every kept connection is dead: the retry must not take the next dead one.
+    ticket = stories["ticket_awaiting_return"]["ticket_id"]
+
+    def keep_two() -> None:
+        with runner.kept_connection(app.engine), runner.kept_connection(app.engine):
+            pass
+
+    def read() -> Any:
+        with app.uow(one_statement=True) as uow:
+            return uow.tickets.details(ticket)
+
+    async def run() -> list[Any]:
+        await app.database.read(keep_two)
+        kept = runner._twins[asyncio.get_running_loop()][app.engine].kept
+        assert len(kept) == 2
+        with app.engine.connect() as connection:  # psycopg, off the bridge
+            for each in kept:
+                connection.execute(
+                    text("SELECT pg_terminate_backend(:pid)"), {"pid": each.driver_connection.get_server_pid()}
+                )
+        return [await app.database.read(read), await app.database.read(read)]
+
+    assert [answer.id for answer in anyio.run(run)] == [ticket, ticket]

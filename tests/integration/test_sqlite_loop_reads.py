@@ -1,5 +1,6 @@
 """SQLite reads on the event loop, bounded by SQLite's progress handler, and run again on a worker thread past it."""
 
+import sqlite3
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -9,6 +10,7 @@ import pytest
 
 from aftersales.app import App
 from aftersales.services import ticket_queries
+from aftersales.storage import driver_cursor
 from aftersales.storage.database import loop_reader
 from aftersales.storage.models import Ticket
 from aftersales.storage.runner import DatabaseRunner
@@ -126,3 +128,24 @@ def test_disposing_an_engine_disposes_its_reader(app, stories):
     assert first[0].pool.checkedin() == 0  # type: ignore[attr-defined]
     second = loop_reader(app.engine)
     assert second is not None and second[0] is not first[0]
+
+
+def test_a_lone_read_that_finds_the_file_busy_on_the_loop_runs_again_on_a_worker_thread(app, stories, monkeypatch):
+    # The reader never waits for a lock (busy timeout 0); a lone read runs on the driver's cursor, which SQLAlchemy's
+    # error events never see, so the read itself must send the read to a thread instead of failing the call.
+    ticket_id, loop_thread = stories["ticket_awaiting_return"]["ticket_id"], []
+    fetch = driver_cursor._fetch
+
+    def busy_on_the_loop(driver: Any, sql: str, params: Any) -> Any:
+        if threading.get_ident() in loop_thread:
+            raise sqlite3.OperationalError("database is locked")
+        return fetch(driver, sql, params)
+
+    monkeypatch.setattr(driver_cursor, "_fetch", busy_on_the_loop)
+    runner = bounded(app, 10_000)
+
+    async def run() -> Any:
+        loop_thread.append(threading.get_ident())
+        return await runner.read(query(app, ticket_id, []))
+
+    assert anyio.run(run).ticket_id == ticket_id and runner.reruns == 1
