@@ -11,7 +11,7 @@ from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
@@ -39,9 +39,18 @@ class LoopRead:
 
 # The SQLite read running on the event loop in this context (storage.runner), or None.
 LOOP_READ: ContextVar[LoopRead | None] = ContextVar("aftersales_sqlite_loop_read", default=None)
+
+
+class Reader(NamedTuple):
+    """A SQLite file engine's reader: its engine (a pool of read-only connections) and the sessions bound to it."""
+
+    engine: Engine
+    sessions: sessionmaker[Session]
+
+
 # Each SQLite file engine's reader (made on first use): connections opened read-only for reads on the event loop.
 _reader_recipes: "weakref.WeakKeyDictionary[Engine, Callable[[], Engine]]" = weakref.WeakKeyDictionary()
-_readers: "weakref.WeakKeyDictionary[Engine, tuple[Engine, sessionmaker[Session]]]" = weakref.WeakKeyDictionary()
+_readers: "weakref.WeakKeyDictionary[Engine, Reader]" = weakref.WeakKeyDictionary()
 _readers_guard = threading.Lock()
 # How to make each PostgreSQL engine's twin on the asyncio driver: its URL and options, kept beside the engine.
 _twin_recipes: "weakref.WeakKeyDictionary[Engine, Callable[[], AsyncEngine]]" = weakref.WeakKeyDictionary()
@@ -190,7 +199,7 @@ def refuse_loop_write() -> None:
         raise BlockingOnLoop("a write began in a read on the event loop")
 
 
-def loop_reader(engine: Engine) -> "tuple[Engine, sessionmaker[Session]] | None":
+def loop_reader(engine: Engine) -> Reader | None:
     """The reader of a SQLite file `engine`, with its session factory (None for other engines): a second pool on
     the same file whose connections are read-only from the moment they open, for reads on the event loop.
 
@@ -202,7 +211,7 @@ def loop_reader(engine: Engine) -> "tuple[Engine, sessionmaker[Session]] | None"
         made = _readers.get(engine)
         if made is None and (recipe := _reader_recipes.get(engine)) is not None:
             reader = recipe()
-            made = _readers[engine] = (reader, make_session_factory(reader))
+            made = _readers[engine] = Reader(reader, make_session_factory(reader))
     return made
 
 
@@ -245,7 +254,7 @@ def _dispose_reader(engine: Engine) -> None:
     with _readers_guard:
         made = _readers.pop(engine, None)
     if made is not None:
-        made[0].dispose()
+        made.engine.dispose()
 
 
 def _loop_read_failed(_context: Any) -> None:

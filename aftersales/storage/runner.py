@@ -21,11 +21,10 @@ is back (a connection given back to a disposed pool would stay open until collec
 
 import asyncio
 import concurrent.futures
-import contextlib
 import threading
 import weakref
 from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -39,6 +38,7 @@ from aftersales.storage.database import (
     LOOP_READ,
     ON_LOOP,
     LoopRead,
+    Reader,
     loop_reader,
     loop_twin_recipe,
     make_session_factory,
@@ -80,21 +80,25 @@ def on_loop() -> bool:
 def here(engine: Engine) -> Engine:
     """The engine to run statements on from here: `engine`, on the event loop its asyncpg twin's sync facade, or in
     a bounded SQLite read its reader."""
-    if ON_LOOP.get():
-        return _twin(engine).engine.sync_engine
-    if LOOP_READ.get() is not None and (reader := loop_reader(engine)) is not None:
-        return reader[0]
-    return engine
+    place = _loop_place(engine)
+    return place.engine if place is not None else engine
 
 
 def sessions_here(engine: Engine, sessions: sessionmaker[Session]) -> sessionmaker[Session]:
     """`sessions` (bound to `engine`), on the event loop the session factory of `engine`'s asyncpg twin, or in a
     bounded SQLite read its reader's."""
+    place = _loop_place(engine)
+    return place.sessions if place is not None else sessions
+
+
+def _loop_place(engine: Engine) -> Reader | None:
+    """Where `engine`'s work runs from here when that is not `engine` itself: its twin, or its SQLite reader."""
     if ON_LOOP.get():
-        return _twin(engine).sessions
-    if LOOP_READ.get() is not None and (reader := loop_reader(engine)) is not None:
-        return reader[1]
-    return sessions
+        twin = _twin(engine)
+        return Reader(twin.engine.sync_engine, twin.sessions)
+    if LOOP_READ.get() is not None:
+        return loop_reader(engine)
+    return None
 
 
 class DatabaseRunner:
@@ -152,7 +156,7 @@ class DatabaseRunner:
         reader = loop_reader(self._engine())
         if reader is None:
             return False
-        pool = reader[0].pool
+        pool = reader.engine.pool
         checked_out, size = getattr(pool, "checkedout", None), getattr(pool, "size", None)
         return checked_out is not None and size is not None and checked_out() < size()
 
@@ -186,7 +190,7 @@ def kept_connection(engine: Engine, fresh: bool = False) -> Iterator[PoolProxied
         twin = _twin(engine)
     if twin is None or twin.closed:  # a disposed twin's session still running: a connection of its own, not kept
         owner = twin.engine.sync_engine if twin is not None else engine
-        with contextlib.closing(owner.raw_connection()) as alone:
+        with closing(owner.raw_connection()) as alone:
             alone.dbapi_connection.autocommit = True  # type: ignore[union-attr]
             yield alone
         return
